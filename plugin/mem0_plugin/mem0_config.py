@@ -1,0 +1,114 @@
+"""Parse a project's `mem0.md` (SPEC §3). Standard library only.
+
+`scripts/parse_mem0_config.py` runs this very module with a bare python3, so the
+rules exist once. Nothing here raises on any content: malformed lines are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+CONFIG_NAME = "mem0.md"
+MAX_CONFIG_BYTES = 1_000_000
+MAX_RETENTION_DAYS = 36_500  # a century; larger values cannot be subtracted from a date safely
+
+_SECTION = r"^##[ \t]+{name}\b[^\n]*\n?(.*?)(?=^##[ \t]|^##$|\Z)"
+_RETENTION_LINE = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*:\s*(?:(\d+)\s*d|(forever))\s*$", re.I)
+_IDENTITY_LINE = re.compile(r"^\s*project_id\s*:\s*(\S+)\s*$", re.I)
+_CATEGORY_LINE = re.compile(r"^\s*(?:[-*]\s*)?([A-Za-z0-9_.\-]+)\s*(?::.*)?$")
+
+
+def find_mem0_config(cwd: str | None = None) -> str | None:
+    """The path of `mem0.md` at the project root (cwd, else the nearest parent holding .git)."""
+    start = os.path.abspath(cwd or os.getcwd())
+    candidate = os.path.join(start, CONFIG_NAME)
+    if os.path.isfile(candidate):
+        return candidate
+    current = start
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            candidate = os.path.join(current, CONFIG_NAME)
+            return candidate if os.path.isfile(candidate) else None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def _section(content: str, name: str) -> str | None:
+    match = re.search(_SECTION.format(name=re.escape(name)), content, re.I | re.M | re.S)
+    return match.group(1) if match else None
+
+
+def _lines(section: str):
+    for raw in section.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            yield line
+
+
+def parse_retention(content: str) -> dict[str, int | None]:
+    """`## Retention` lines `<category>: <N>d` → N, `<category>: forever` → None."""
+    if not isinstance(content, str):
+        return {}
+    section = _section(content, "Retention")
+    policies: dict[str, int | None] = {}
+    for line in _lines(section or ""):
+        match = _RETENTION_LINE.match(line)
+        if not match:
+            continue
+        category, days, forever = match.groups()
+        if forever:
+            policies[category] = None
+        elif len(days) <= 6 and int(days) <= MAX_RETENTION_DAYS:
+            policies[category] = int(days)
+    return policies
+
+
+def parse_identity(content: str) -> str | None:
+    """`project_id: <id>` under `## Identity`, or None."""
+    section = _section(content, "Identity") if isinstance(content, str) else None
+    for line in _lines(section or ""):
+        match = _IDENTITY_LINE.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def parse_categories(content: str) -> list[str]:
+    """Category names listed under `## Categories` (one per line, `- name` or `name: text`)."""
+    section = _section(content, "Categories") if isinstance(content, str) else None
+    names = []
+    for line in _lines(section or ""):
+        match = _CATEGORY_LINE.match(line)
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def read_config_text(path: str) -> str:
+    """The first MAX_CONFIG_BYTES of the file as text; undecodable bytes replaced."""
+    with open(path, "rb") as handle:
+        return handle.read(MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
+
+
+def load_retention_policies(cwd: str | None = None) -> dict:
+    """The Retention policies of the project at cwd; {} without mem0.md or its section."""
+    try:
+        path = find_mem0_config(cwd)
+        return parse_retention(read_config_text(path)) if path else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    print(json.dumps(load_retention_policies(args[0] if args else None)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""The memory tools as plain functions over (store, identity): what the MCP server and the
+`mem0-memories` CLI both call. Answers are the JSON shapes of SPEC §5–6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any, Mapping
+
+from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
+from .filters import CompiledFilter, compile_filters, parse_filters
+from .identity import Identity
+from .records import ACTIVE, Memory, new_memory_id, optional_str, validate_metadata, validate_text
+from .store import ReadMode, SqliteStore
+from .timeutil import format_timestamp, utc_now
+
+MAX_PAGE_SIZE = 1000
+MAX_TOP_K = 1000
+DELETED_MESSAGE = "Memory deleted successfully!"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling and on what: the store plus the resolved identity."""
+
+    store: SqliteStore
+    identity: Identity
+    actor: str = "mcp"
+
+    @property
+    def user_id(self) -> str:
+        return self.identity.user_id
+
+
+def check_user(caller: Caller, user_id: object) -> None:
+    if user_id not in (None, "", caller.user_id):
+        raise ScopeError(f"user_id {user_id!r} is not this server's user; it serves {caller.user_id!r} only")
+
+
+def _int_arg(value: object, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidInputError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def _memory_id(memory_id: object) -> str:
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        raise InvalidInputError("memory_id is required (a memory's id string)")
+    return memory_id.strip()
+
+
+def scoped_filter(caller: Caller, filters: object) -> CompiledFilter:
+    """Compile filters; without any filter the read is confined to the current project."""
+    parsed = parse_filters(filters)
+    if parsed is None:
+        parsed = {"app_id": caller.identity.project_id}
+    return compile_filters(parsed, user_id=caller.user_id)
+
+
+def with_state(memory: Memory) -> dict[str, Any]:
+    return memory.to_dict()
+
+
+def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: object = None,
+               agent_id: object = None, run_id: object = None, metadata: object = None,
+               infer: bool = True, immutable: bool = False, now: datetime | None = None) -> dict[str, Any]:
+    check_user(caller, user_id)
+    stamp = format_timestamp(now or utc_now())
+    memory = Memory(id=new_memory_id(), memory=validate_text(text), user_id=caller.user_id,
+                    app_id=optional_str(app_id, "app_id") or caller.identity.project_id,
+                    agent_id=optional_str(agent_id, "agent_id"), run_id=optional_str(run_id, "run_id"),
+                    metadata=validate_metadata(metadata), created_at=stamp, updated_at=stamp,
+                    immutable=bool(immutable))
+    with caller.store.write() as writer:
+        existing = writer.find_identical(memory)
+        if existing is None:
+            writer.insert(memory, actor=caller.actor)
+    result = existing or memory
+    answer: dict[str, Any] = {"status": "SUCCEEDED", "results": [
+        {"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}]}
+    if infer:
+        answer["infer"] = "unavailable"
+    return answer
+
+
+def get_memories(caller: Caller, filters: object = None, page: int = 1, page_size: int = 100,
+                 latest_only: bool = False, include_merged: bool = False) -> dict[str, Any]:
+    page = _int_arg(page, "page", 1, 10**9)
+    page_size = _int_arg(page_size, "page_size", 1, MAX_PAGE_SIZE)
+    mode = ReadMode.from_flags(latest_only, include_merged)
+    result = caller.store.page(caller.user_id, scoped_filter(caller, filters), mode, page, page_size)
+    return {"count": result.count, "page": result.page, "page_size": result.page_size,
+            "next": result.next, "previous": result.previous,
+            "results": [with_state(m) for m in result.results]}
+
+
+def search_memories(caller: Caller, query: object, filters: object = None, top_k: int = 10,
+                    threshold: float | None = None, latest_only: bool = False,
+                    include_merged: bool = False) -> dict[str, Any]:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInputError("query must be a non-empty string")
+    top_k = _int_arg(top_k, "top_k", 1, MAX_TOP_K)
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+                                  or not 0 <= threshold <= 1):
+        raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
+    mode = ReadMode.from_flags(latest_only, include_merged)
+    hits = caller.store.search(caller.user_id, query, scoped_filter(caller, filters), mode, top_k, threshold)
+    return {"results": [{**with_state(m), "score": score} for m, score in hits]}
+
+
+def get_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
+    return with_state(caller.store.get(caller.user_id, _memory_id(memory_id)))
+
+
+def _merge_metadata(current: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(current)
+    for key, value in change.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
+    return merged
+
+
+def update_memory(caller: Caller, memory_id: object, text: object = None,
+                  metadata: object = None) -> dict[str, Any]:
+    memory_id = _memory_id(memory_id)
+    if text is None and metadata is None:
+        raise InvalidInputError("update_memory needs text, metadata, or both")
+    fields: dict[str, Any] = {}
+    with caller.store.write() as writer:
+        before = writer.get(caller.user_id, memory_id)
+        if before is None:
+            raise NotFoundError(f"memory {memory_id} not found")
+        if before.immutable:
+            raise ImmutableError(f"memory {memory_id} is immutable and cannot be updated")
+        if text is not None:
+            fields["memory"] = validate_text(text)
+        if metadata is not None:
+            fields["metadata"] = _merge_metadata(before.metadata, validate_metadata(metadata))
+        after = writer.change(before, "UPDATE", caller.actor, **fields)
+    return with_state(after)
+
+
+def delete_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
+    memory_id = _memory_id(memory_id)
+    with caller.store.write() as writer:
+        before = writer.get(caller.user_id, memory_id)
+        if before is None:
+            raise NotFoundError(f"memory {memory_id} not found")
+        writer.delete(before, caller.actor)
+    return {"message": DELETED_MESSAGE}
+
+
+def restore_memory(caller: Caller, memory_id: object) -> Memory:
+    """Bring back a deleted, merged or superseded memory as active."""
+    memory_id = _memory_id(memory_id)
+    with caller.store.write() as writer:
+        current = writer.get(caller.user_id, memory_id)
+        if current is not None:
+            if current.lifecycle_state == ACTIVE:
+                raise InvalidInputError(f"memory {memory_id} is already active")
+            return writer.change(current, "RESTORE", caller.actor, lifecycle_state=ACTIVE,
+                                 replacement_memory_id=None)
+        record = writer.last_deleted(caller.user_id, memory_id)
+        if record is None:
+            raise NotFoundError(f"memory {memory_id} not found, and no deleted version is in the history")
+        old = Memory(**{**_memory_fields(record), "lifecycle_state": ACTIVE, "replacement_memory_id": None})
+        restored = replace(old, updated_at=writer.now, version=old.version + 1)
+        return writer.insert(restored, event="RESTORE", actor=caller.actor)
+
+
+def _memory_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+    fields = {k: record[k] for k in ("id", "memory", "user_id", "app_id", "agent_id", "run_id",
+                                      "created_at", "updated_at", "lifecycle_state",
+                                      "replacement_memory_id", "immutable")}
+    fields["metadata"] = dict(record.get("metadata") or {})
+    fields["source_memory_ids"] = tuple(record.get("source_memory_ids") or ())
+    fields["version"] = int(record.get("version", 1))
+    return fields

@@ -1,0 +1,148 @@
+"""The memory record (SPEC §4) as a frozen dataclass, and its JSON shape."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .errors import InvalidInputError
+from .timeutil import normalize_timestamp
+
+ACTIVE, MERGED, SUPERSEDED = "active", "merged", "superseded"
+LIFECYCLE_STATES = (ACTIVE, MERGED, SUPERSEDED)
+UNKNOWN_TYPE = "unknown"
+MAX_TEXT_CHARS = 1_000_000
+SCOPE_FIELDS = ("user_id", "app_id", "agent_id", "run_id")
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    memory: str
+    user_id: str
+    app_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    created_at: str = ""
+    updated_at: str = ""
+    lifecycle_state: str = ACTIVE
+    replacement_memory_id: str | None = None
+    source_memory_ids: tuple[str, ...] = ()
+    immutable: bool = False
+    version: int = 1
+
+    __hash__ = None  # type: ignore[assignment]  # metadata is a dict
+
+    @property
+    def type(self) -> str:
+        """`metadata.type`, or the group `unknown` when absent or not a non-empty string."""
+        value = self.metadata.get("type")
+        return value if isinstance(value, str) and value.strip() else UNKNOWN_TYPE
+
+    @property
+    def confidence(self) -> float | None:
+        """`metadata.confidence` when it is a finite number; None (unknown) otherwise."""
+        value = self.metadata.get("confidence")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return float(value) if math.isfinite(value) else None
+
+    @property
+    def pinned(self) -> bool:
+        return self.metadata.get("pinned") is True
+
+    @property
+    def excluded_from_dream(self) -> bool:
+        return self.metadata.get("exclude_from_dream") is True
+
+    @property
+    def source(self) -> str | None:
+        value = self.metadata.get("source")
+        return value if isinstance(value, str) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The SPEC §4 record (what tools answer and `export` writes)."""
+        return {
+            "id": self.id,
+            "memory": self.memory,
+            "user_id": self.user_id,
+            "app_id": self.app_id,
+            "agent_id": self.agent_id,
+            "run_id": self.run_id,
+            "metadata": dict(self.metadata),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "lifecycle_state": self.lifecycle_state,
+            "replacement_memory_id": self.replacement_memory_id,
+            "source_memory_ids": list(self.source_memory_ids),
+            "immutable": self.immutable,
+        }
+
+
+def new_memory_id() -> str:
+    return str(uuid.uuid4())
+
+
+def validate_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise InvalidInputError(f"memory text must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise InvalidInputError("memory text is empty")
+    if "\x00" in text:
+        raise InvalidInputError("memory text contains a NUL character")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InvalidInputError(f"memory text is longer than {MAX_TEXT_CHARS:,} characters")
+    return text
+
+
+def validate_metadata(metadata: object) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidInputError(f"metadata must be a JSON object, got {type(metadata).__name__}")
+    return dict(metadata)
+
+
+def optional_str(value: object, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a string, got {type(value).__name__}")
+    return value
+
+
+def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None,
+                       now: str) -> Memory:
+    """Validate one imported record (SPEC §4 shape); missing ids and scope take defaults."""
+    if not isinstance(record, Mapping):
+        raise InvalidInputError(f"a record must be a JSON object, got {type(record).__name__}")
+    text = record.get("memory", record.get("text"))
+    state = record.get("lifecycle_state") or ACTIVE
+    if state not in LIFECYCLE_STATES:
+        raise InvalidInputError(f"lifecycle_state must be one of {', '.join(LIFECYCLE_STATES)}: {state!r}")
+    sources = record.get("source_memory_ids") or []
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        raise InvalidInputError("source_memory_ids must be a list of ids")
+    immutable = record.get("immutable", False)
+    if not isinstance(immutable, bool):
+        raise InvalidInputError(f"immutable must be true or false: {immutable!r}")
+    created = normalize_timestamp(record["created_at"], "created_at") if record.get("created_at") else now
+    updated = normalize_timestamp(record["updated_at"], "updated_at") if record.get("updated_at") else created
+    return Memory(
+        id=optional_str(record.get("id"), "id") or new_memory_id(),
+        memory=validate_text(text),
+        user_id=optional_str(record.get("user_id"), "user_id") or default_user,
+        app_id=optional_str(record.get("app_id"), "app_id") or default_app,
+        agent_id=optional_str(record.get("agent_id"), "agent_id"),
+        run_id=optional_str(record.get("run_id"), "run_id"),
+        metadata=validate_metadata(record.get("metadata")),
+        created_at=created,
+        updated_at=updated,
+        lifecycle_state=state,
+        replacement_memory_id=optional_str(record.get("replacement_memory_id"), "replacement_memory_id"),
+        source_memory_ids=tuple(sources),
+        immutable=immutable,
+    )

@@ -1,0 +1,110 @@
+"""Numbered schema migrations, applied in order; `PRAGMA user_version` records the last."""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: memories with a column per record field, the full-text index, history, the dream journal.
+    """
+    CREATE TABLE memories (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        app_id TEXT,
+        agent_id TEXT,
+        run_id TEXT,
+        memory TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        type TEXT NOT NULL DEFAULT 'unknown',
+        created_at TEXT NOT NULL,
+        created_us INTEGER NOT NULL,
+        updated_at TEXT NOT NULL,
+        updated_us INTEGER NOT NULL,
+        lifecycle_state TEXT NOT NULL DEFAULT 'active'
+            CHECK (lifecycle_state IN ('active', 'merged', 'superseded')),
+        replacement_memory_id TEXT,
+        source_memory_ids TEXT NOT NULL DEFAULT '[]',
+        immutable INTEGER NOT NULL DEFAULT 0,
+        version INTEGER NOT NULL DEFAULT 1,
+        terms TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX memories_app_order ON memories (user_id, app_id, created_us, id);
+    CREATE INDEX memories_user_order ON memories (user_id, created_us, id);
+    CREATE INDEX memories_lifecycle ON memories (user_id, app_id, lifecycle_state);
+    CREATE INDEX memories_text_hash ON memories (user_id, text_hash);
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (terms, content='memories', content_rowid='rowid');
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, terms) VALUES (new.rowid, new.terms);
+    END;
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.rowid, old.terms);
+    END;
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF terms ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.rowid, old.terms);
+        INSERT INTO memories_fts (rowid, terms) VALUES (new.rowid, new.terms);
+    END;
+    CREATE TABLE history (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        at TEXT NOT NULL,
+        before TEXT,
+        after TEXT
+    );
+    CREATE INDEX history_memory ON history (user_id, memory_id, seq);
+    CREATE TABLE dream_runs (
+        run_id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        app_id TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL CHECK (status IN ('applying', 'done', 'rolled_back')),
+        plan TEXT NOT NULL,
+        resolutions TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX dream_runs_open ON dream_runs (user_id, app_id, status);
+    CREATE TABLE dream_steps (
+        run_id TEXT NOT NULL REFERENCES dream_runs (run_id),
+        step INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        at TEXT NOT NULL,
+        PRIMARY KEY (run_id, step)
+    );
+    """,
+)
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the schema up to date inside one immediate transaction (safe to race)."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= len(MIGRATIONS):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        current = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            for statement in _statements(script):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script on complete statements (trigger bodies hold semicolons)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

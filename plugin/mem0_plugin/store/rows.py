@@ -1,0 +1,59 @@
+"""Conversion between `Memory` and the `memories` row, and the columns a row holds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from ..records import Memory
+from ..text import significant_words, terms_text
+from ..timeutil import parse_timestamp, to_micros
+
+COLUMNS = ("id", "user_id", "app_id", "agent_id", "run_id", "memory", "metadata", "created_at",
+           "updated_at", "lifecycle_state", "replacement_memory_id", "source_memory_ids",
+           "immutable", "version")
+SELECT_COLUMNS = ", ".join(COLUMNS)
+WRITE_COLUMNS = (*COLUMNS, "text_hash", "type", "created_us", "updated_us", "terms")
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _json_ids(text: str) -> tuple[str, ...]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
+    (mid, user, app, agent, run, text, metadata, created, updated, state, replacement,
+     sources, immutable, version) = tuple(row)[:len(COLUMNS)]
+    return Memory(id=mid, memory=text, user_id=user, app_id=app, agent_id=agent, run_id=run,
+                  metadata=_json_object(metadata), created_at=created, updated_at=updated,
+                  lifecycle_state=state, replacement_memory_id=replacement,
+                  source_memory_ids=_json_ids(sources), immutable=bool(immutable),
+                  version=int(version))
+
+
+def memory_to_row(memory: Memory) -> tuple:
+    return (memory.id, memory.user_id, memory.app_id, memory.agent_id, memory.run_id,
+            memory.memory, json.dumps(dict(memory.metadata), ensure_ascii=False),
+            memory.created_at, memory.updated_at, memory.lifecycle_state,
+            memory.replacement_memory_id, json.dumps(list(memory.source_memory_ids)),
+            int(memory.immutable), memory.version, text_hash(memory.memory), memory.type,
+            to_micros(parse_timestamp(memory.created_at, "created_at")),
+            to_micros(parse_timestamp(memory.updated_at, "updated_at")),
+            terms_text(significant_words(memory.memory)))

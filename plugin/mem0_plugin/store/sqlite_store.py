@@ -1,0 +1,361 @@
+"""`SqliteStore`: memories, history and the dream journal in one SQLite file.
+
+Several processes use the file at once (the MCP server, a cron `--auto`, the CLI):
+WAL mode, a long busy timeout and `BEGIN IMMEDIATE` for every write, so writers
+queue instead of failing. Every change and its history row share one transaction.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
+from ..filters import TRUE, CompiledFilter
+from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..text import overlap_score, significant_words
+from ..timeutil import format_timestamp, utc_now
+from .migrations import migrate
+from .rows import SELECT_COLUMNS, WRITE_COLUMNS, memory_to_row, row_to_memory, text_hash
+
+BUSY_TIMEOUT_MS = 60_000
+SEARCH_CANDIDATES = 400
+
+
+class ReadMode(enum.Enum):
+    """Which lifecycle states a read returns (SPEC §5 table)."""
+
+    DEFAULT = (ACTIVE, SUPERSEDED)
+    LATEST_ONLY = (ACTIVE,)
+    INCLUDE_MERGED = (ACTIVE, SUPERSEDED, MERGED)
+
+    @classmethod
+    def from_flags(cls, latest_only: bool = False, include_merged: bool = False) -> "ReadMode":
+        if latest_only and include_merged:
+            from ..errors import InvalidInputError
+            raise InvalidInputError("latest_only and include_merged cannot both be true")
+        if latest_only:
+            return cls.LATEST_ONLY
+        return cls.INCLUDE_MERGED if include_merged else cls.DEFAULT
+
+
+@dataclass(frozen=True)
+class Page:
+    count: int
+    page: int
+    page_size: int
+    results: tuple[Memory, ...]
+
+    @property
+    def next(self) -> int | None:
+        return self.page + 1 if self.page * self.page_size < self.count else None
+
+    @property
+    def previous(self) -> int | None:
+        return self.page - 1 if self.page > 1 else None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    memory_id: str
+    event: str
+    actor: str
+    at: str
+    before: dict | None
+    after: dict | None
+
+
+def sqlite_path(url: str) -> Path:
+    """`sqlite:///abs/path` (or `sqlite:////abs/path`) → the file path."""
+    if not url.startswith("sqlite://"):
+        scheme = url.split(":", 1)[0] if ":" in url else url
+        raise ConfigError(f"store URL scheme {scheme!r} is not supported yet; use sqlite:///<path>")
+    path = url[len("sqlite://"):]
+    if not path or path == "/":
+        raise ConfigError(f"store URL has no file path: {url!r}")
+    return Path("/" + path.lstrip("/")) if path.startswith("/") else Path(path)
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _retry_locked(action, attempts: int = 50):
+    """Run `action`, retrying while SQLite reports the file busy (beyond busy_timeout's reach)."""
+    for attempt in range(attempts):
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(min(0.01 * (attempt + 1), 0.2))
+
+
+class SqliteStore:
+    """The embedded store. Reads and writes are confined to the `user_id` passed in."""
+
+    scheme = "sqlite"
+    has_lifecycle = True
+
+    def __init__(self, path: str | Path, *, readonly: bool = False):
+        self.path = Path(path)
+        self.readonly = readonly
+        self.url = f"sqlite://{self.path if self.path.is_absolute() else '/' + str(self.path)}"
+        self._conn = self._connect()
+
+    # -- connection -------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            if self.readonly:
+                if not self.path.is_file():
+                    raise StoreError(f"store file does not exist: {self.path}")
+                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=60,
+                                       isolation_level=None, check_same_thread=False)
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return conn
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+            conn.execute("PRAGMA synchronous = NORMAL")
+            _retry_locked(lambda: migrate(conn))
+            return conn
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot create the store directory {self.path.parent}: {exc.strerror}") from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> "SqliteStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _query(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        try:
+            return _retry_locked(lambda: self._conn.execute(sql, params).fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"store read failed: {exc}") from None
+
+    @contextmanager
+    def write(self) -> Iterator["Writer"]:
+        """One immediate transaction; every change and its history row commit together."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        try:
+            _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"store write failed: {exc}") from None
+        try:
+            yield Writer(self._conn)
+            self._conn.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            self._conn.execute("ROLLBACK")
+            raise StoreError(f"store write failed: {exc}") from None
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    # -- reads ------------------------------------------------------------------
+
+    def get(self, user_id: str, memory_id: str) -> Memory:
+        rows = self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
+                           (memory_id, user_id))
+        if not rows:
+            raise NotFoundError(f"memory {memory_id} not found")
+        return row_to_memory(rows[0])
+
+    def get_many(self, user_id: str, ids: list[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            for row in self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND id IN ({marks})",
+                                   (user_id, *chunk)):
+                memory = row_to_memory(row)
+                found[memory.id] = memory
+        return found
+
+    def _where(self, user_id: str, where: CompiledFilter, mode: ReadMode) -> tuple[str, list]:
+        marks = ", ".join("?" * len(mode.value))
+        sql = f"user_id = ? AND lifecycle_state IN ({marks}) AND {where.sql}"
+        return sql, [user_id, *mode.value, *where.params]
+
+    def page(self, user_id: str, where: CompiledFilter = TRUE, mode: ReadMode = ReadMode.DEFAULT,
+             page: int = 1, page_size: int = 100) -> Page:
+        sql, params = self._where(user_id, where, mode)
+        count = self._query(f"SELECT count(*) FROM memories WHERE {sql}", params)[0][0]
+        rows = self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE {sql} "
+                           "ORDER BY created_us, id LIMIT ? OFFSET ?",
+                           [*params, page_size, (page - 1) * page_size])
+        return Page(count, page, page_size, tuple(row_to_memory(r) for r in rows))
+
+    def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
+               mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
+               threshold: float | None = None) -> list[tuple[Memory, float]]:
+        """Lexical search: FTS5 finds candidates, the significant-word overlap scores them."""
+        terms = significant_words(query)
+        sql, params = self._where(user_id, where, mode)
+        rows = self._query(f"SELECT {SELECT_COLUMNS}, terms FROM memories WHERE {sql} AND text_hash = ?",
+                           [*params, text_hash(query)])
+        if terms:
+            match = " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
+            rows += self._query(
+                f"SELECT {SELECT_COLUMNS}, terms FROM memories JOIN ("
+                "SELECT rowid AS hit, rank FROM memories_fts WHERE memories_fts MATCH ?) ON hit = memories.rowid "
+                f"WHERE {sql} ORDER BY rank LIMIT ?", [match, *params, SEARCH_CANDIDATES])
+        scored: dict[str, tuple[Memory, float]] = {}
+        exact = text_hash(query)
+        for row in rows:
+            memory = row_to_memory(row)
+            doc_terms = frozenset(row[-1].split())
+            score = 1.0 if text_hash(memory.memory) == exact else overlap_score(terms, doc_terms)
+            if score > 0 and (threshold is None or score >= threshold):
+                scored[memory.id] = (memory, score)
+        ranked = sorted(scored.values(), key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id))
+        return ranked[:top_k]
+
+    def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
+        sql, params = "SELECT count(*) FROM memories WHERE 1", []
+        if user_id is not None:
+            sql, params = sql + " AND user_id = ?", [*params, user_id]
+        if app_id is not None:
+            sql, params = sql + " AND app_id = ?", [*params, app_id]
+        return self._query(sql, params)[0][0]
+
+    def iter_scope(self, user_id: str, app_id: str | None, batch: int = 1000) -> Iterator[Memory]:
+        """Every memory of the scope in every lifecycle state, in stable order (for export)."""
+        after: tuple[int, str] = (-(2 ** 62), "")
+        app_sql, app_params = ("AND app_id IS ?", [app_id]) if app_id is not None else ("", [])
+        while True:
+            rows = self._query(
+                f"SELECT {SELECT_COLUMNS}, created_us FROM memories WHERE user_id = ? {app_sql} "
+                "AND (created_us, id) > (?, ?) ORDER BY created_us, id LIMIT ?",
+                [user_id, *app_params, *after, batch])
+            if not rows:
+                return
+            for row in rows:
+                yield row_to_memory(row)
+            after = (rows[-1][-1], rows[-1][0])
+
+    def history(self, user_id: str, memory_id: str) -> list[HistoryEntry]:
+        rows = self._query("SELECT seq, memory_id, event, actor, at, before, after FROM history "
+                           "WHERE user_id = ? AND memory_id = ? ORDER BY seq", (user_id, memory_id))
+        return [HistoryEntry(seq, mid, event, actor, at,
+                             json.loads(before) if before else None, json.loads(after) if after else None)
+                for seq, mid, event, actor, at, before, after in rows]
+
+    def journal_open_runs(self, user_id: str, app_id: str | None) -> list[tuple[str, str, str]]:
+        """(run_id, plan JSON, resolutions JSON) of dream runs interrupted while applying."""
+        return [tuple(r) for r in self._query(
+            "SELECT run_id, plan, resolutions FROM dream_runs WHERE user_id = ? AND app_id IS ? "
+            "AND status = 'applying' ORDER BY started_at", (user_id, app_id))]
+
+    def journal_steps(self, run_id: str) -> dict[int, str]:
+        return {step: outcome for step, outcome in
+                self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,))}
+
+
+class Writer:
+    """Write primitives inside one `SqliteStore.write()` transaction."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self.now = format_timestamp(utc_now())
+
+    def _execute(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, params)
+
+    def get(self, user_id: str, memory_id: str) -> Memory | None:
+        row = self._execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
+                            (memory_id, user_id)).fetchone()
+        return row_to_memory(row) if row else None
+
+    def find_identical(self, memory: Memory) -> Memory | None:
+        """An active memory with the same text in exactly the same scope, if any."""
+        row = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND text_hash = ? AND app_id IS ? "
+            "AND agent_id IS ? AND run_id IS ? AND lifecycle_state = 'active' ORDER BY created_us, id LIMIT 1",
+            (memory.user_id, text_hash(memory.memory), memory.app_id, memory.agent_id, memory.run_id)).fetchone()
+        return row_to_memory(row) if row and row[5].strip() == memory.memory.strip() else None
+
+    def exists(self, memory_id: str) -> bool:
+        return self._execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
+
+    def insert(self, memory: Memory, *, event: str = "ADD", actor: str) -> Memory:
+        marks = ", ".join("?" * len(WRITE_COLUMNS))
+        self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
+                      memory_to_row(memory))
+        self.record(memory.user_id, memory.id, event, actor, None, memory)
+        return memory
+
+    def change(self, before: Memory, event: str, actor: str, **fields: Any) -> Memory:
+        """Replace fields of `before` if its version is unchanged; bump version and updated_at."""
+        after = replace(before, **fields, updated_at=self.now, version=before.version + 1)
+        assignments = ", ".join(f"{c} = ?" for c in WRITE_COLUMNS if c != "id")
+        values = [v for c, v in zip(WRITE_COLUMNS, memory_to_row(after)) if c != "id"]
+        cursor = self._execute(f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ? AND version = ?",
+                               [*values, before.id, before.user_id, before.version])
+        if cursor.rowcount != 1:
+            raise StaleWriteError(f"memory {before.id} changed since it was read")
+        self.record(before.user_id, before.id, event, actor, before, after)
+        return after
+
+    def delete(self, before: Memory, actor: str, event: str = "DELETE") -> None:
+        cursor = self._execute("DELETE FROM memories WHERE id = ? AND user_id = ? AND version = ?",
+                               (before.id, before.user_id, before.version))
+        if cursor.rowcount != 1:
+            raise StaleWriteError(f"memory {before.id} changed since it was read")
+        self.record(before.user_id, before.id, event, actor, before, None)
+
+    def record(self, user_id: str, memory_id: str, event: str, actor: str,
+               before: Memory | None, after: Memory | None) -> None:
+        self._execute("INSERT INTO history (memory_id, user_id, event, actor, at, before, after) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      (memory_id, user_id, event, actor, self.now,
+                       json.dumps(_with_version(before), ensure_ascii=False) if before else None,
+                       json.dumps(_with_version(after), ensure_ascii=False) if after else None))
+
+    def last_deleted(self, user_id: str, memory_id: str) -> dict | None:
+        row = self._execute("SELECT before FROM history WHERE user_id = ? AND memory_id = ? "
+                            "AND after IS NULL AND before IS NOT NULL ORDER BY seq DESC LIMIT 1",
+                            (user_id, memory_id)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    # -- the dream journal ------------------------------------------------------
+
+    def journal_start(self, run_id: str, user_id: str, app_id: str | None, plan_json: str,
+                      resolutions_json: str) -> None:
+        self._execute("INSERT INTO dream_runs (run_id, user_id, app_id, started_at, status, plan, resolutions) "
+                      "VALUES (?, ?, ?, ?, 'applying', ?, ?)",
+                      (run_id, user_id, app_id, self.now, plan_json, resolutions_json))
+
+    def journal_step(self, run_id: str, step: int, kind: str, outcome: str, detail: str = "") -> None:
+        self._execute("INSERT INTO dream_steps (run_id, step, kind, outcome, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+                      (run_id, step, kind, outcome, detail, self.now))
+
+    def journal_finish(self, run_id: str, status: str = "done") -> None:
+        self._execute("UPDATE dream_runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                      (status, self.now, run_id))
+
+
+def _with_version(memory: Memory) -> dict:
+    return {**memory.to_dict(), "version": memory.version}
+
+
+def open_store(url: str, *, readonly: bool = False) -> SqliteStore:
+    """The store named by a URL (SPEC §3); only `sqlite:///` exists today."""
+    return SqliteStore(sqlite_path(url), readonly=readonly)

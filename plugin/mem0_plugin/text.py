@@ -1,0 +1,75 @@
+"""Significant words: the one tokenizer behind search scores, dream and health --deep.
+
+Lower-cased word tokens, stop words removed, simple plural folding. Pure functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Iterable
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+STOP_WORDS = frozenset("""
+a about above after again against all also always am an and any are as at be because been
+before being below between both but by can could did do does doing done down during each
+either else ever every few for from further had has have having he her here hers herself him
+himself his how i if in into is it its itself just let like may me might more most much must my
+myself need needs no nor not now of off often on once only or other ought our ours ourselves out
+over own per please same shall she should so some such than that the their theirs them
+themselves then there these they this those through thus to too under until up upon us use used
+uses using usually very via was we were what when where which while who whom whose why will
+with within without would yet you your yours yourself yourselves
+""".split())
+
+# Negations are stop words for overlap, but they flip meaning: dream reads them separately.
+NEGATIONS = frozenset({"no", "not", "never", "don't", "dont", "doesn't", "doesnt", "didn't",
+                       "isn't", "aren't", "won't", "shouldn't", "cannot", "can't", "avoid",
+                       "without", "nor", "stop", "disable", "disabled"})
+
+_KEEP_S = ("ss", "us", "is", "ous", "sis", "xis")
+
+
+def fold_plural(word: str) -> str:
+    """Simple plural folding: seats → seat, libraries → library, classes → class."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(_KEEP_S):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> list[str]:
+    """Every word token of the text, lower-cased, in order (apostrophes kept inside words)."""
+    return [w.replace("’", "'") for w in _WORD.findall(text.lower())]
+
+
+def significant_words(text: str) -> frozenset[str]:
+    """The set of significant words: no stop words, no negations, plurals folded."""
+    return frozenset(fold_plural(w) for w in words(text)
+                     if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
+
+
+def overlap_score(query: frozenset[str], doc: frozenset[str]) -> float:
+    """Cosine of the two binary word vectors: 1.0 for identical sets, 0 with no shared word."""
+    if not query or not doc:
+        return 0.0
+    inter = len(query & doc)
+    return round(inter / math.sqrt(len(query) * len(doc)), 6) if inter else 0.0
+
+
+def terms_text(terms: Iterable[str]) -> str:
+    """The space-separated, sorted form stored in the full-text index."""
+    return " ".join(sorted(terms))
