@@ -1,0 +1,1 @@
+"""The console scripts: thin argument parsing over the library; errors mapped in `common`."""

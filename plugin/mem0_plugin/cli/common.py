@@ -1,0 +1,65 @@
+"""What every command shares: the identity flags, opening the store, and the one place
+where errors become a line on stderr and an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import Callable
+
+from ..errors import Mem0PluginError
+from ..identity import Identity, resolve_identity
+
+EXIT_INTERRUPTED = 130
+EXIT_BUG = 70
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (SPEC §2), then exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def identity_arguments(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """--user-id, --project-id, --store, --cwd, --debug (SPEC §2)."""
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--user-id", default=default, help="user (default: MEM0_USER_ID, $USER, 'default')")
+    parser.add_argument("--project-id", default=default,
+                        help="project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
+    parser.add_argument("--store", default=default,
+                        help="store URL (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument("--cwd", default=default, help="project directory (default: the current directory)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="show tracebacks")
+
+
+def identity_from(args: argparse.Namespace) -> Identity:
+    return resolve_identity(user_id=args.user_id, project_id=args.project_id, store=args.store, cwd=args.cwd)
+
+
+def run_command(prog: str, body: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command body; anticipated errors → one line on stderr and the error's exit code."""
+    try:
+        return body(args)
+    except Mem0PluginError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception as exc:  # a bug: one line unless --debug
+        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+              file=sys.stderr)
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        return EXIT_BUG

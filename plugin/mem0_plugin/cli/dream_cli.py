@@ -1,0 +1,238 @@
+"""`mem0-dream`: consolidate the project's memories (SPEC §7).
+
+Modes: interactive (default), `--plan [--json] [-o FILE]`, `--apply FILE [--resolve ID=A|B|skip]
+[--yes]`, `--auto` (cron), `--demo` (a throwaway store with a bundled sample).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import InvalidInputError, LockBusyError, PlanError, ScopeError
+from ..identity import Identity
+from ..store import SqliteStore, open_store
+from ..timeutil import parse_timestamp, utc_now
+from ..dream import report
+from ..dream.apply import ApplyOutcome, apply_plan, recover
+from ..dream.autolock import auto_lock, lock_path_from_env
+from ..dream.interactive import ask_apply, confirm
+from ..dream.pipeline import make_plan
+from ..dream.plan import Plan, plan_from_json, plan_to_json
+from ..dream.reminder import leave_reminder, retire_reminders
+from .common import identity_arguments, identity_from, run_command
+from .terminal import Terminal
+
+PROG = "mem0-dream"
+
+
+def _now(args: argparse.Namespace) -> datetime:
+    return parse_timestamp(args.now, "--now") if args.now else utc_now()
+
+
+def _recover(store: SqliteStore, identity: Identity) -> None:
+    for run_id, outcome in recover(store, identity):
+        print(f"{PROG}: completed an interrupted run {run_id[:8]} (merged {outcome.merged}, "
+              f"pruned {outcome.pruned}, conflicts resolved {outcome.resolved})", file=sys.stderr)
+
+
+def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: ApplyOutcome) -> int:
+    if outcome.skipped == 0:
+        retire_reminders(store, identity)
+    for note in outcome.stale:
+        term.line(f"Not applied — {note}")
+    term.line(report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped))
+    return 0
+
+
+def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan: Plan) -> int:
+    """Steps 4–6 with a person at the keyboard."""
+    if plan.memory_count == 0:
+        term.line(report.no_memories_message(identity.project_id))
+        return 0
+    if plan.is_empty:
+        retire_reminders(store, identity)
+        term.line(report.NO_PROPOSALS)
+        return 0
+    term.report(report.render_report(plan), ends_with_prompt=not plan.conflicts)
+    decision = confirm(plan, term.read_line, term.write)
+    if not decision.apply:
+        term.line(report.CANCELLED)
+        return 0
+    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions))
+
+
+def cmd_interactive(args, identity: Identity) -> int:
+    term = Terminal.standard()
+    with open_store(identity.store_url) as store:
+        _recover(store, identity)
+        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"))
+        return run_interactive(term, store, identity, plan)
+
+
+def cmd_plan(args, identity: Identity) -> int:
+    with open_store(identity.store_url) as store:
+        plan = make_plan(store, identity, _now(args))
+    if args.json:
+        text = plan_to_json(plan)
+        if args.output:
+            _write_file(args.output, text + "\n")
+        else:
+            print(text)
+        return 0
+    if plan.memory_count == 0:
+        print(report.no_memories_message(identity.project_id))
+    elif plan.is_empty:
+        print(report.NO_PROPOSALS)
+    else:
+        print(report.render_report(plan))
+    return 0
+
+
+def _write_file(path: str, text: str) -> None:
+    target = Path(path)
+    try:
+        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        temp.write_text(text, encoding="utf-8")
+        temp.replace(target)
+    except OSError as exc:
+        raise InvalidInputError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _conflict_for(plan: Plan, key: str) -> str:
+    """The A id of the conflict that `key` names: its A or B id, or a unique prefix of its A id."""
+    key = key.strip()
+    matches = [c.ids[0] for c in plan.conflicts if key in c.ids] or \
+              [c.ids[0] for c in plan.conflicts if key and c.ids[0].startswith(key)]
+    if len(matches) != 1:
+        raise PlanError(f"--resolve {key!r} names {'no' if not matches else 'more than one'} conflict of the plan")
+    return matches[0]
+
+
+def parse_resolutions(plan: Plan, values: list[str]) -> dict[str, str]:
+    """`--resolve <idA>=A|B|skip` for each conflict to settle; the others are skipped."""
+    resolutions = {c.ids[0]: "skip" for c in plan.conflicts}
+    for value in values:
+        key, sep, choice = value.partition("=")
+        choice = {"a": "A", "b": "B", "skip": "skip"}.get(choice.strip().lower())
+        if not sep or choice is None:
+            raise InvalidInputError(f"--resolve takes <conflict id>=A|B|skip, got {value!r}")
+        resolutions[_conflict_for(plan, key)] = choice
+    return resolutions
+
+
+def _load_plan(path: str, identity: Identity) -> Plan:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlanError(f"cannot read the plan {path}: {exc}") from None
+    plan = plan_from_json(text)
+    if plan.user_id != identity.user_id:
+        raise ScopeError(f"the plan belongs to user {plan.user_id!r}, not {identity.user_id!r}")
+    if plan.project_id != identity.project_id:
+        raise PlanError(f"the plan is for project {plan.project_id!r}; run with --project-id {plan.project_id}")
+    return plan
+
+
+def cmd_apply(args, identity: Identity) -> int:
+    plan = _load_plan(args.apply, identity)
+    resolutions = parse_resolutions(plan, args.resolve or [])
+    term = Terminal.standard()
+    with open_store(identity.store_url) as store:
+        _recover(store, identity)
+        if not args.yes:
+            if plan.is_empty:
+                term.line(report.NO_PROPOSALS)
+                return 0
+            term.report(report.render_report(plan), ends_with_prompt=True)
+            if not ask_apply(term.read_line, term.write, prompt=False):
+                term.line(report.CANCELLED)
+                return 0
+        return _finish(term, store, identity, apply_plan(store, identity, plan, resolutions))
+
+
+def cmd_auto(args, identity: Identity) -> int:
+    try:
+        with auto_lock(lock_path_from_env()):
+            return _auto_run(args, identity)
+    except LockBusyError:
+        print(report.AUTO_LOCK_BUSY)
+        return 0
+
+
+def _auto_run(args, identity: Identity) -> int:
+    with open_store(identity.store_url) as store:
+        _recover(store, identity)
+        plan = make_plan(store, identity, _now(args))
+        if plan.memory_count == 0:
+            print(report.no_memories_message(identity.project_id))
+            return 0
+        outcome = apply_plan(store, identity, plan, {})
+        if plan.conflicts:
+            leave_reminder(store, identity, len(plan.conflicts))
+        else:
+            retire_reminders(store, identity)
+    print(report.auto_summary_line(identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts)))
+    return 0
+
+
+def cmd_demo(args, identity: Identity) -> int:
+    from ..dream.demo import demo_store
+    with demo_store(_now(args)) as (demo_identity, store):
+        term = Terminal.standard()
+        term.line(f"Demo: a throwaway store with the sample memories of a fictional project "
+                  f"({demo_identity.project_id}); your own memories are not touched.\n")
+        plan = make_plan(store, demo_identity, _now(args))
+        return run_interactive(term, store, demo_identity, plan)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Merge near-duplicate memories, surface "
+                                     "contradictions for you to decide, and prune stale ones.")
+    identity_arguments(parser)
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--auto", action="store_true", help="unattended (cron): apply merges and prunes, skip conflicts")
+    modes.add_argument("--plan", action="store_true", help="steps 1-3 only: print the report (or the plan with --json)")
+    modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
+    modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")
+    parser.add_argument("--json", action="store_true", help="with --plan: write the plan as JSON")
+    parser.add_argument("-o", "--output", help="with --plan --json: the file to write")
+    parser.add_argument("--resolve", action="append", metavar="ID=A|B|skip",
+                        help="with --apply: how to settle a conflict (repeatable; unnamed ones are skipped)")
+    parser.add_argument("--yes", action="store_true", help="with --apply: do not ask for confirmation")
+    parser.add_argument("--now", help=argparse.SUPPRESS)
+    return parser
+
+
+def _check_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if (args.json or args.output) and not args.plan:
+        parser.error("--json and -o go with --plan")
+    if (args.resolve or args.yes) and not args.apply:
+        parser.error("--resolve and --yes go with --apply")
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    identity = identity_from(args)
+    if args.auto:
+        return cmd_auto(args, identity)
+    if args.plan:
+        return cmd_plan(args, identity)
+    if args.apply:
+        return cmd_apply(args, identity)
+    if args.demo:
+        return cmd_demo(args, identity)
+    return cmd_interactive(args, identity)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check_flags(parser, args)
+    return run_command(PROG, dispatch, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import operations, transfer
+from ..errors import InvalidInputError
+from ..records import Memory
+from ..sanitize import printable
+from ..store import open_store
+from .common import Parser, identity_arguments, identity_from, run_command
+
+PROG = "mem0-memories"
+
+
+def _caller(args: argparse.Namespace) -> operations.Caller:
+    identity = identity_from(args)
+    return operations.Caller(open_store(identity.store_url), identity, actor="cli")
+
+
+def _json_arg(text: str | None, name: str):
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{name} is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InvalidInputError(f"{name} is nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise InvalidInputError(f"{name} is not valid JSON: {exc}") from None
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _line(record: dict) -> str:
+    state = record.get("lifecycle_state", "active")
+    label = "" if state == "active" else f" ({state})"
+    kind = (record.get("metadata") or {}).get("type") or "unknown"
+    return f"{record['id']}  {record['created_at'][:10]}  [{printable(str(kind))}]{label} {printable(record['memory'])[:100]}"
+
+
+def cmd_add(args) -> int:
+    metadata = _json_arg(args.metadata, "--metadata") or {}
+    if args.type:
+        metadata = {**metadata, "type": args.type}
+    answer = operations.add_memory(_caller(args), args.text, app_id=args.project_id, agent_id=args.agent_id,
+                                   run_id=args.run_id, metadata=metadata, infer=False, immutable=args.immutable)
+    result = answer["results"][0]
+    if args.json:
+        _print_json(answer)
+    elif result["event"] == "NOOP":
+        print(f"NOOP {result['id']} (an identical memory exists)")
+    else:
+        print(f"ADD {result['id']}")
+    return 0
+
+
+def cmd_list(args) -> int:
+    answer = operations.get_memories(_caller(args), _json_arg(args.filters, "--filters"), args.page,
+                                     args.page_size, args.latest_only, args.include_merged)
+    if args.json:
+        _print_json(answer)
+        return 0
+    for record in answer["results"]:
+        print(_line(record))
+    more = f"; next page: {answer['next']}" if answer["next"] else ""
+    print(f"({answer['count']} memories, page {answer['page']}{more})")
+    return 0
+
+
+def cmd_get(args) -> int:
+    _print_json(operations.get_memory(_caller(args), args.id))
+    return 0
+
+
+def cmd_search(args) -> int:
+    answer = operations.search_memories(_caller(args), args.query, _json_arg(args.filters, "--filters"),
+                                        args.top_k, args.threshold, args.latest_only, args.include_merged)
+    if args.json:
+        _print_json(answer)
+        return 0
+    for record in answer["results"]:
+        print(f"{record['score']:.2f}  {_line(record)}")
+    if not answer["results"]:
+        print("No matching memories.")
+    return 0
+
+
+def cmd_delete(args) -> int:
+    print(operations.delete_memory(_caller(args), args.id)["message"])
+    return 0
+
+
+def cmd_import(args) -> int:
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {args.file}: {exc}") from None
+    result = transfer.import_memories(_caller(args), text, skip_invalid=args.skip_invalid)
+    for problem in result.invalid:
+        print(f"{PROG}: skipped {problem}", file=sys.stderr)
+    print(result.summary())
+    return 0
+
+
+def cmd_export(args) -> int:
+    lines = transfer.export_lines(_caller(args), all_projects=args.all_projects)
+    if args.output:
+        target = Path(args.output)
+        temp = target.with_name(target.name + ".partial")
+        try:
+            with temp.open("w", encoding="utf-8") as handle:
+                count = sum(1 for line in lines if handle.write(line + "\n"))
+            temp.replace(target)
+        except OSError as exc:
+            temp.unlink(missing_ok=True)
+            raise InvalidInputError(f"cannot write {args.output}: {exc.strerror}") from None
+        print(f"Exported {count} memories to {args.output}", file=sys.stderr)
+    else:
+        for line in lines:
+            print(line)
+    return 0
+
+
+def cmd_history(args) -> int:
+    caller = _caller(args)
+    entries = caller.store.history(caller.user_id, args.id)
+    if not entries:
+        raise operations.NotFoundError(f"no history for memory {args.id}")
+    if args.json:
+        _print_json([{"seq": e.seq, "event": e.event, "actor": e.actor, "at": e.at,
+                      "before": e.before, "after": e.after} for e in entries])
+        return 0
+    for e in entries:
+        shown = e.after or e.before or {}
+        state = shown.get("lifecycle_state", "")
+        pointer = f" → {shown['replacement_memory_id']}" if shown.get("replacement_memory_id") else ""
+        print(f"{e.at}  {e.event:<9} {e.actor:<10} {state}{pointer}  {printable(shown.get('memory', ''))[:100]}")
+    return 0
+
+
+def cmd_restore(args) -> int:
+    memory: Memory = operations.restore_memory(_caller(args), args.id)
+    print(f"Restored {memory.id} (active).")
+    return 0
+
+
+def _read_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--filters", help="mem0 filter as JSON")
+    parser.add_argument("--latest-only", action="store_true", help="active memories only")
+    parser.add_argument("--include-merged", action="store_true", help="also merged memories")
+    parser.add_argument("--json", action="store_true", help="print the JSON answer")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=PROG, description="Manage the memories of the embedded store.")
+    identity_arguments(parser)
+    common = argparse.ArgumentParser(add_help=False)
+    identity_arguments(common, suppress=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, func, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        return p
+
+    p = command("add", cmd_add, "store a memory (as given, no inference)")
+    p.add_argument("text")
+    p.add_argument("--type", help="metadata.type")
+    p.add_argument("--metadata", help="metadata as a JSON object")
+    p.add_argument("--agent-id")
+    p.add_argument("--run-id")
+    p.add_argument("--immutable", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p = command("list", cmd_list, "list memories page by page")
+    p.add_argument("--page", type=int, default=1)
+    p.add_argument("--page-size", type=int, default=100)
+    _read_flags(p)
+    p = command("get", cmd_get, "show one memory as JSON")
+    p.add_argument("id")
+    p = command("search", cmd_search, "search memories")
+    p.add_argument("query")
+    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--threshold", type=float)
+    _read_flags(p)
+    p = command("delete", cmd_delete, "delete a memory (recoverable with restore)")
+    p.add_argument("id")
+    p = command("import", cmd_import, "import a JSON array, a {\"results\": [...]} page or JSON Lines ('-' = stdin)")
+    p.add_argument("file")
+    p.add_argument("--skip-invalid", action="store_true", help="import the valid records, report the rest")
+    p = command("export", cmd_export, "write every memory of the project, every state, as JSON Lines")
+    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.add_argument("--all-projects", action="store_true", help="every project of the user")
+    p = command("history", cmd_history, "show the change history of a memory")
+    p.add_argument("id")
+    p.add_argument("--json", action="store_true")
+    p = command("restore", cmd_restore, "bring back a deleted, merged or superseded memory")
+    p.add_argument("id")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_command(PROG, args.func, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

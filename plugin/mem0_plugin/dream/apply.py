@@ -1,0 +1,180 @@
+"""Step 5's writes: apply a confirmed plan, crash-safe and conditional.
+
+Every action is one transaction that also records its journal step, so an action is
+either wholly applied and journaled or not at all. The plan is journaled before the
+first action; a run killed at any point is completed by the next run (`recover`),
+which replays only the steps not yet journaled. Every action first checks that each
+memory it touches still has the version fetched (`fingerprints`): a memory changed
+since is never written over, and its action is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+from ..errors import StaleWriteError
+from ..identity import Identity
+from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..store import SqliteStore
+from ..store.sqlite_store import Writer
+from .plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
+
+ACTOR = "mem0-dream"
+CHOICES = ("A", "B", "skip")
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # "merge" | "resolve" | "prune"
+    action: MergeAction | ConflictAction | PruneAction
+    choice: str = ""
+
+
+@dataclass
+class ApplyOutcome:
+    merged: int = 0
+    pruned: int = 0
+    resolved: int = 0
+    skipped: int = 0  # conflicts the user (or --auto) skipped
+    stale: list[str] = field(default_factory=list)  # actions not applied: a memory changed since the plan
+
+
+def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
+    """The apply order of SPEC §7: merges, resolved conflicts, prunes."""
+    steps = [Step("merge", m) for m in plan.merges]
+    steps += [Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts
+              if resolutions.get(c.ids[0]) in ("A", "B")]
+    steps += [Step("prune", p) for p in plan.prunes]
+    return steps
+
+
+def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] | str:
+    """The memories as they are now, or why the action must be skipped."""
+    found = []
+    for memory_id in ids:
+        memory = writer.get(plan.user_id, memory_id)
+        if memory is None:
+            return f"{memory_id} no longer exists"
+        expected = plan.fingerprints.get(memory_id)
+        if expected is not None and str(memory.version) != expected:
+            return f"{memory_id} changed since the plan was made"
+        if memory.lifecycle_state != ACTIVE or memory.immutable:
+            return f"{memory_id} is {memory.lifecycle_state if memory.lifecycle_state != ACTIVE else 'immutable'}"
+        found.append(memory)
+    return found
+
+
+def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> None:
+    metadata = {"type": action.type, "branch": identity.branch, "source": ACTOR}
+    confidences = [m.confidence for m in sources if m.confidence is not None]
+    if confidences:
+        metadata["confidence"] = max(confidences)
+    merged = Memory(id=str(uuid.uuid4()), memory=action.merged_text, user_id=plan.user_id,
+                    app_id=plan.project_id, metadata=metadata, created_at=writer.now,
+                    updated_at=writer.now, source_memory_ids=tuple(m.id for m in sources))
+    writer.insert(merged, event="ADD", actor=ACTOR)
+    for source in sources:
+        writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
+
+
+def _resolve(writer: Writer, action: ConflictAction, choice: str, memories: list[Memory]) -> None:
+    winner, loser = (memories[0], memories[1]) if choice == "A" else (memories[1], memories[0])
+    writer.change(loser, "SUPERSEDE", ACTOR, lifecycle_state=SUPERSEDED, replacement_memory_id=winner.id)
+
+
+def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str:
+    action = step.action
+    ids = (action.id,) if isinstance(action, PruneAction) else tuple(action.ids)
+    current = _current(writer, plan, ids)
+    if isinstance(current, str):
+        return current
+    if step.kind == "merge":
+        _merge(writer, plan, identity, action, current)
+    elif step.kind == "resolve":
+        _resolve(writer, action, step.choice, current)
+    else:
+        writer.delete(current[0], ACTOR, event="PRUNE")
+    return ""
+
+
+CrashHook = Callable[[int], None]
+
+
+def _crash_point_from_env() -> CrashHook:
+    """Fault injection for tests: MEM0_DREAM_CRASH_AFTER=N kills the process after N journaled steps."""
+    limit = os.environ.get("MEM0_DREAM_CRASH_AFTER")
+    if not limit or not limit.isdigit():
+        return lambda done: None
+
+    def crash(done: int) -> None:
+        if done >= int(limit):
+            os._exit(137)
+    return crash
+
+
+def _execute(store: SqliteStore, plan: Plan, identity: Identity, run_id: str, steps: list[Step],
+             done: Mapping[int, str], outcome: ApplyOutcome, crash: CrashHook) -> None:
+    for index, step in enumerate(steps):
+        if index in done:
+            _count(outcome, step, done[index])
+            continue
+        try:
+            with store.write() as writer:
+                reason = _run_step(writer, plan, identity, step)
+                writer.journal_step(run_id, index, step.kind, "stale" if reason else "applied", reason)
+        except StaleWriteError as exc:
+            reason = str(exc)
+            with store.write() as writer:
+                writer.journal_step(run_id, index, step.kind, "stale", reason)
+        _count(outcome, step, "stale" if reason else "applied", reason)
+        crash(index + 1)
+
+
+def _count(outcome: ApplyOutcome, step: Step, result: str, reason: str = "") -> None:
+    if result != "applied":
+        outcome.stale.append(f"{step.kind} {_label(step)}: {reason or 'skipped'}")
+    elif step.kind == "merge":
+        outcome.merged += 1
+    elif step.kind == "resolve":
+        outcome.resolved += 1
+    else:
+        outcome.pruned += 1
+
+
+def _label(step: Step) -> str:
+    action = step.action
+    return action.id if isinstance(action, PruneAction) else "+".join(action.ids)
+
+
+def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: Mapping[str, str],
+               *, crash: CrashHook | None = None) -> ApplyOutcome:
+    """Journal the plan, then apply each step in its own transaction."""
+    steps = plan_steps(plan, resolutions)
+    outcome = ApplyOutcome(skipped=sum(1 for c in plan.conflicts if resolutions.get(c.ids[0]) not in ("A", "B")))
+    if not steps:
+        return outcome
+    run_id = str(uuid.uuid4())
+    with store.write() as writer:
+        writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
+                             json.dumps(dict(resolutions), sort_keys=True))
+    _execute(store, plan, identity, run_id, steps, {}, outcome, crash or _crash_point_from_env())
+    with store.write() as writer:
+        writer.journal_finish(run_id)
+    return outcome
+
+
+def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, ApplyOutcome]]:
+    """Complete every run of this scope that was interrupted while applying."""
+    for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
+        plan = plan_from_json(plan_json)
+        resolutions = json.loads(resolutions_json)
+        outcome = ApplyOutcome()
+        _execute(store, plan, identity, run_id, plan_steps(plan, resolutions),
+                 store.journal_steps(run_id), outcome, lambda done: None)
+        with store.write() as writer:
+            writer.journal_finish(run_id)
+        yield run_id, outcome

@@ -1,0 +1,77 @@
+"""Import and export: a complete, lossless backup of a scope (SPEC §2)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterator
+
+from .errors import InvalidInputError, Mem0PluginError
+from .importer import parse_records
+from .operations import Caller
+from .records import Memory, memory_from_record
+from .timeutil import format_timestamp, utc_now
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    imported: int
+    already_present: int
+    invalid: tuple[str, ...]
+
+    def summary(self) -> str:
+        text = f"Imported {self.imported} memories ({self.already_present} already present"
+        return text + (f", {len(self.invalid)} invalid skipped)." if self.invalid else ").")
+
+
+def validate_records(caller: Caller, text: str) -> tuple[list[tuple[Memory, bool]], list[str]]:
+    """(memory, the record carried its own id) for each valid record, and the problems."""
+    raw, problems = parse_records(text)
+    now = format_timestamp(utc_now())
+    memories: list[tuple[Memory, bool]] = []
+    for item in raw:
+        try:
+            memory = memory_from_record(item.record, default_user=caller.user_id,
+                                        default_app=caller.identity.project_id, now=now)
+        except Mem0PluginError as exc:
+            problems.append(f"{item.where}: {exc}")
+            continue
+        if memory.user_id != caller.user_id:
+            problems.append(f"{item.where}: belongs to user {memory.user_id!r}, not {caller.user_id!r}")
+            continue
+        memories.append((memory, bool(item.record.get("id"))))
+    return memories, problems
+
+
+def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False) -> ImportResult:
+    """Validate everything first; import in one transaction. Ids already in the store are kept.
+
+    A record with its own id is a backup of that memory: imported as it is unless the id
+    exists. A record without an id is new text: skipped when an identical active memory
+    exists in the same scope (as `add_memory` would).
+    """
+    memories, problems = validate_records(caller, text)
+    if problems and not skip_invalid:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InvalidInputError(f"nothing imported: {problems[0]}{more}; fix the file or pass --skip-invalid")
+    imported = present = 0
+    seen: set[str] = set()
+    with caller.store.write() as writer:
+        for memory, has_id in memories:
+            if memory.id in seen or writer.exists(memory.id):
+                present += 1
+                continue
+            seen.add(memory.id)
+            if not has_id and memory.lifecycle_state == "active" and writer.find_identical(memory):
+                present += 1
+                continue
+            writer.insert(memory, event="IMPORT", actor="import")
+            imported += 1
+    return ImportResult(imported, present, tuple(problems))
+
+
+def export_lines(caller: Caller, *, all_projects: bool = False) -> Iterator[str]:
+    """One JSON line per memory of the scope, every lifecycle state, stable order."""
+    app = None if all_projects else caller.identity.project_id
+    for memory in caller.store.iter_scope(caller.user_id, app):
+        yield json.dumps(memory.to_dict(), ensure_ascii=False)
