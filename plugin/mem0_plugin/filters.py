@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -48,6 +49,10 @@ def parse_filters(filters: object) -> Mapping[str, Any] | None:
             filters = json.loads(filters)
         except json.JSONDecodeError as exc:
             raise FilterError(f"filters are not valid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise FilterError(f"filters are nested deeper than {MAX_DEPTH}") from None
+        except ValueError as exc:  # e.g. an integer of thousands of digits
+            raise FilterError(f"filters are not valid JSON: {exc}") from None
     if not isinstance(filters, Mapping):
         raise FilterError(f"filters must be a JSON object, got {type(filters).__name__}")
     return filters
@@ -65,7 +70,7 @@ class _Compiler:
         if depth > MAX_DEPTH or self.nodes > MAX_NODES:
             raise FilterError(f"filters are nested deeper than {MAX_DEPTH} or have over {MAX_NODES} conditions")
         if not isinstance(node, Mapping) or not node:
-            raise FilterError(f"each filter condition must be a non-empty JSON object, got {node!r:.80}")
+            raise FilterError(f"each filter condition must be a non-empty JSON object, got {_brief(node)}")
         parts = [self.key(key, value, depth) for key, value in node.items()]
         return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
 
@@ -85,7 +90,7 @@ class _Compiler:
         if isinstance(key, str) and key.upper() in LOGICAL:
             raise FilterError(f"logical operator {key!r} must be upper case: {key.upper()}")
         known = ", ".join([*LOGICAL, *ENTITY_COLUMNS, *TIME_COLUMNS, "metadata"])
-        raise FilterError(f"unknown filter key {key!r}; known keys: {known}")
+        raise FilterError(f"unknown filter key {_brief(key)}; known keys: {known}")
 
     def logical(self, op: str, value: object, depth: int) -> str:
         if not isinstance(value, list):
@@ -96,14 +101,16 @@ class _Compiler:
             raise FilterError(f"{op} needs at least one condition")
         parts = [self.node(item, depth + 1) for item in value]
         joined = "(" + (" OR " if op == "OR" else " AND ").join(parts) + ")"
-        return f"(NOT {joined})" if op == "NOT" else joined
+        # A comparison with a missing value is unknown (NULL) in SQL: NOT must count it as
+        # "condition not met", or records lacking the field would drop out of both sides.
+        return f"(NOT coalesce({joined}, 0))" if op == "NOT" else joined
 
     def check_user(self, value: object) -> None:
         values = value.values() if isinstance(value, Mapping) else [value]
         for item in values:
             for user in item if isinstance(item, list) else [item]:
                 if user not in (self.user_id, WILDCARD):
-                    raise ScopeError(f"filters name another user ({user!r}); this server serves user {self.user_id!r} only")
+                    raise ScopeError(f"filters name another user ({_brief(user)}); this server serves user {self.user_id!r} only")
 
     def metadata(self, value: object) -> str:
         if not isinstance(value, Mapping) or not value:
@@ -111,7 +118,7 @@ class _Compiler:
         parts = []
         for key, cond in value.items():
             if not isinstance(key, str) or not _META_KEY.match(key):
-                raise FilterError(f"metadata key {key!r} is not allowed (1-200 characters, no quotes, backslashes or control characters)")
+                raise FilterError(f"metadata key {_brief(key)} is not allowed (1-200 characters, no quotes, backslashes or control characters)")
             path = f'$."{key}"'
             parts.append(self.condition(("json", path), cond, f"metadata.{key}", _scalar_value))
         return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
@@ -132,7 +139,7 @@ class _Compiler:
 
     def operator(self, column, op: object, arg: object, name: str, convert) -> str:
         if op not in OPERATORS:
-            raise FilterError(f"{name}: unknown operator {op!r}; operators: {', '.join(OPERATORS)}")
+            raise FilterError(f"{name}: unknown operator {_brief(op)}; operators: {', '.join(OPERATORS)}")
         if arg == WILDCARD and op in ("eq", "ne"):
             expr = self.expr(column)
             return f"({expr} IS NOT NULL)" if op == "eq" else f"({expr} IS NULL)"
@@ -140,11 +147,15 @@ class _Compiler:
             if not isinstance(arg, list) or not arg:
                 raise FilterError(f"{name}: {op} takes a non-empty list")
             values = [convert(v, name, op) for v in arg]
-            expr = self.expr(column)
-            self.params.extend(values)
             marks = ", ".join("?" * len(values))
-            return f"({expr} IN ({marks}))" if op == "in" else f"({expr} IS NULL OR {expr} NOT IN ({marks}))"
+            # each self.expr() call binds its own JSON-path parameter, in SQL text order
+            sql = (f"({self.expr(column)} IN ({marks}))" if op == "in"
+                   else f"({self.expr(column)} IS NULL OR {self.expr(column)} NOT IN ({marks}))")
+            self.params.extend(values)
+            return sql
         if op in ("contains", "icontains"):
+            if convert is _time_value:
+                raise FilterError(f"{name}: {op} does not apply to timestamps; use eq, ne, gt, gte, lt, lte or in")
             return self.contains(column, op, arg, name)
         value = convert(arg, name, op)
         expr = self.expr(column)
@@ -153,7 +164,7 @@ class _Compiler:
                 return f"({expr} IS NULL)" if op == "eq" else f"({expr} IS NOT NULL)"
             raise FilterError(f"{name}: {op} needs a value, got null")
         if op in ("gt", "gte", "lt", "lte") and isinstance(value, bool):
-            raise FilterError(f"{name}: {op} needs a number, text or timestamp, got {arg!r}")
+            raise FilterError(f"{name}: {op} needs a number, text or timestamp, got {_brief(arg)}")
         self.params.append(value)
         return f"({expr} IS NOT ?)" if op == "ne" else f"({expr} {_COMPARE[op]} ?)"
 
@@ -175,8 +186,17 @@ class _Compiler:
         return f"(instr(lower({column}), lower(?)) > 0)"
 
 
+def _brief(value: object) -> str:
+    """A short repr of user input for an error message (bounded size and depth)."""
+    return reprlib.repr(value)
+
+
 def _scalar_value(value: object, name: str, op: str):
-    if value is None or isinstance(value, (str, bool, int)):
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int):
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise FilterError(f"{name}: {op} value is out of range (64-bit integers only)")
         return value
     if isinstance(value, float):
         if not math.isfinite(value):

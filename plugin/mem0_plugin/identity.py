@@ -77,7 +77,7 @@ def resolve_identity(*, user_id: str | None = None, project_id: str | None = Non
     if not work.is_dir():
         raise ConfigError(f"--cwd is not a directory: {work}")
     user = user_id or env.get("MEM0_USER_ID") or env.get("USER") or "default"
-    home = Path(env.get("MEM0_HOME") or Path.home() / ".mem0").expanduser()
+    home = Path(env.get("MEM0_HOME") or Path.home() / ".mem0").expanduser().absolute()
     return Identity(
         user_id=user,
         project_id=resolve_project_id(work, project_id, env),

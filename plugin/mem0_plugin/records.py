@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import math
+import reprlib
 import uuid
+from datetime import timedelta
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .errors import InvalidInputError
-from .timeutil import normalize_timestamp
+from .timeutil import normalize_timestamp, parse_timestamp
 
 ACTIVE, MERGED, SUPERSEDED = "active", "merged", "superseded"
 LIFECYCLE_STATES = (ACTIVE, MERGED, SUPERSEDED)
 UNKNOWN_TYPE = "unknown"
 MAX_TEXT_CHARS = 1_000_000
 SCOPE_FIELDS = ("user_id", "app_id", "agent_id", "run_id")
+CLOCK_SKEW = timedelta(days=1)  # an imported created_at later than now + this is refused
 
 
 @dataclass(frozen=True)
@@ -95,14 +99,25 @@ def validate_text(text: object) -> str:
         raise InvalidInputError("memory text contains a NUL character")
     if len(text) > MAX_TEXT_CHARS:
         raise InvalidInputError(f"memory text is longer than {MAX_TEXT_CHARS:,} characters")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError("memory text is not valid Unicode (it holds a lone surrogate)") from None
     return text
 
 
 def validate_metadata(metadata: object) -> dict[str, Any]:
+    """A JSON object that the store can hold and export: JSON types only, no NaN, valid Unicode."""
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
         raise InvalidInputError(f"metadata must be a JSON object, got {type(metadata).__name__}")
+    try:
+        json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        # TypeError: not a JSON type; ValueError: NaN/Infinity, circular, or a lone surrogate
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise InvalidInputError(f"metadata is not storable JSON: {reason}") from None
     return dict(metadata)
 
 
@@ -122,14 +137,17 @@ def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_
     text = record.get("memory", record.get("text"))
     state = record.get("lifecycle_state") or ACTIVE
     if state not in LIFECYCLE_STATES:
-        raise InvalidInputError(f"lifecycle_state must be one of {', '.join(LIFECYCLE_STATES)}: {state!r}")
+        raise InvalidInputError(f"lifecycle_state must be one of {', '.join(LIFECYCLE_STATES)}: {reprlib.repr(state)}")
     sources = record.get("source_memory_ids") or []
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         raise InvalidInputError("source_memory_ids must be a list of ids")
-    immutable = record.get("immutable", False)
+    immutable = record.get("immutable")
+    immutable = False if immutable is None else immutable  # the Mem0 platform may export null
     if not isinstance(immutable, bool):
-        raise InvalidInputError(f"immutable must be true or false: {immutable!r}")
+        raise InvalidInputError(f"immutable must be true or false: {reprlib.repr(immutable)}")
     created = normalize_timestamp(record["created_at"], "created_at") if record.get("created_at") else now
+    if parse_timestamp(created) > parse_timestamp(now) + CLOCK_SKEW:
+        raise InvalidInputError(f"created_at is in the future: {created}")
     updated = normalize_timestamp(record["updated_at"], "updated_at") if record.get("updated_at") else created
     return Memory(
         id=optional_str(record.get("id"), "id") or new_memory_id(),

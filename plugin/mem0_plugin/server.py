@@ -8,16 +8,18 @@ import argparse
 import functools
 import logging
 import sys
+import threading
 import traceback
 from typing import Annotated, Any, Callable
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from . import __version__, operations
+from .cli.common import Parser
 from .errors import InvalidInputError, Mem0PluginError
 from .identity import Identity, resolve_identity
 from .store import SqliteStore, open_store
@@ -41,10 +43,12 @@ class Resources:
     def __init__(self, identity: Identity):
         self.identity = identity
         self._store: SqliteStore | None = None
+        self._opening = threading.Lock()  # tool calls run on worker threads
 
     def caller(self) -> operations.Caller:
-        if self._store is None:
-            self._store = open_store(self.identity.store_url)
+        with self._opening:
+            if self._store is None:
+                self._store = open_store(self.identity.store_url)
         return operations.Caller(self._store, self.identity, actor="mcp")
 
 
@@ -70,8 +74,30 @@ def _pick_id(memory_id: str | None, id: str | None) -> str:
     return chosen
 
 
+class Mem0MCPServer(MCPServer):
+    """MCPServer whose argument-validation errors read as one line naming each bad argument."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {describe_invalid_arguments(exc.__cause__)}") \
+                    from exc.__cause__
+            raise
+
+
+def describe_invalid_arguments(error: ValidationError) -> str:
+    """`page: Input should be a valid integer; top_k: ...` — one line, no values echoed."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item.get("loc", ()) if p != "__root__") or "arguments"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "invalid arguments: " + "; ".join(parts)
+
+
 def build_server(resources: Resources) -> MCPServer:
-    server = MCPServer("mem0", version=__version__,
+    server = Mem0MCPServer("mem0", version=__version__,
                        instructions="Long-term memory for this user and project (mem0-compatible).")
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
@@ -146,7 +172,7 @@ def build_server(resources: Resources) -> MCPServer:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="mem0-mcp-server", description="The mem0 memory MCP server (stdio).")
+    parser = Parser(prog="mem0-mcp-server", description="The mem0 memory MCP server (stdio).")
     parser.add_argument("--user-id")
     parser.add_argument("--project-id")
     parser.add_argument("--store", help="store URL (default sqlite:///<MEM0_HOME>/memories.sqlite3)")

@@ -23,7 +23,7 @@ from ..dream.interactive import ask_apply, confirm
 from ..dream.pipeline import make_plan
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
-from .common import identity_arguments, identity_from, run_command
+from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
 PROG = "mem0-dream"
@@ -190,7 +190,7 @@ def cmd_demo(args, identity: Identity) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Merge near-duplicate memories, surface "
+    parser = Parser(prog=PROG, description="Merge near-duplicate memories, surface "
                                      "contradictions for you to decide, and prune stale ones.")
     identity_arguments(parser)
     modes = parser.add_mutually_exclusive_group()

@@ -3,6 +3,8 @@
 Several processes use the file at once (the MCP server, a cron `--auto`, the CLI):
 WAL mode, a long busy timeout and `BEGIN IMMEDIATE` for every write, so writers
 queue instead of failing. Every change and its history row share one transaction.
+Within a process, one connection is shared by threads (the MCP server runs each tool
+call on a worker thread): a lock keeps one thread's transaction from swallowing another's.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -109,16 +112,18 @@ class SqliteStore:
         self.path = Path(path)
         self.readonly = readonly
         self.url = f"sqlite://{self.path if self.path.is_absolute() else '/' + str(self.path)}"
+        self._lock = threading.RLock()
         self._conn = self._connect()
 
     # -- connection -------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = None
         try:
             if self.readonly:
                 if not self.path.is_file():
                     raise StoreError(f"store file does not exist: {self.path}")
-                conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=60,
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=60,
                                        isolation_level=None, check_same_thread=False)
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -131,6 +136,8 @@ class SqliteStore:
             _retry_locked(lambda: migrate(conn))
             return conn
         except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()  # a server retrying a corrupt file must not leak a handle per call
             raise StoreError(f"cannot open the store {self.path}: {exc}") from None
         except OSError as exc:
             raise StoreError(f"cannot create the store directory {self.path.parent}: {exc.strerror}") from None
@@ -146,7 +153,8 @@ class SqliteStore:
 
     def _query(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         try:
-            return _retry_locked(lambda: self._conn.execute(sql, params).fetchall())
+            with self._lock:
+                return _retry_locked(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"store read failed: {exc}") from None
 
@@ -155,19 +163,20 @@ class SqliteStore:
         """One immediate transaction; every change and its history row commit together."""
         if self.readonly:
             raise StoreError("the store is open read-only")
-        try:
-            _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"store write failed: {exc}") from None
-        try:
-            yield Writer(self._conn)
-            self._conn.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
-            self._conn.execute("ROLLBACK")
-            raise StoreError(f"store write failed: {exc}") from None
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+        with self._lock:
+            try:
+                _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"store write failed: {exc}") from None
+            try:
+                yield Writer(self._conn)
+                self._conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                self._conn.execute("ROLLBACK")
+                raise StoreError(f"store write failed: {exc}") from None
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
 
     # -- reads ------------------------------------------------------------------
 
@@ -291,6 +300,13 @@ class Writer:
             "AND agent_id IS ? AND run_id IS ? AND lifecycle_state = 'active' ORDER BY created_us, id LIMIT 1",
             (memory.user_id, text_hash(memory.memory), memory.app_id, memory.agent_id, memory.run_id)).fetchone()
         return row_to_memory(row) if row and row[5].strip() == memory.memory.strip() else None
+
+    def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list[Memory]:
+        """Active memories of one project whose `metadata.source` is `source`, oldest first."""
+        rows = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
+            "AND json_extract(metadata, '$.source') = ? ORDER BY created_us, id", (user_id, app_id, source)).fetchall()
+        return [row_to_memory(r) for r in rows]
 
     def exists(self, memory_id: str) -> bool:
         return self._execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
