@@ -193,10 +193,10 @@ def test_import_keeps_created_at_metadata_and_immutable(mem, tmp_path, shape):
     window = json.loads(ok(mem("get", records[0]["id"])))
     assert window["created_at"] == "2024-07-20T17:00:00+00:00"  # -07:00 kept as the same instant, in UTC
     assert window["updated_at"] == "2024-07-21T16:30:00+00:00"
-    assert window["metadata"] == {"type": "user_preference", "confidence": 0.7}
+    assert window["metadata"] == {"type": "user_preference", "confidence": 0.7, "categories": ["travel"]}
     assert (window["user_id"], window["app_id"], window["immutable"]) == ("alice", "acme-api", False)
     peanuts = json.loads(ok(mem("get", records[1]["id"])))
-    assert (peanuts["immutable"], peanuts["metadata"]) == (True, {})
+    assert (peanuts["immutable"], peanuts["metadata"]) == (True, {"categories": ["health"]})
     assert peanuts["updated_at"] == peanuts["created_at"] == "2024-08-01T19:00:00+00:00"
     assert [e["event"] for e in json.loads(ok(mem("history", records[1]["id"], "--json")))] == ["IMPORT"]
 

@@ -129,6 +129,15 @@ def optional_str(value: object, name: str) -> str | None:
     return value
 
 
+def _imported_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record's metadata; the Mem0 platform's top-level `categories` list is kept in it."""
+    metadata = validate_metadata(record.get("metadata"))
+    categories = record.get("categories")
+    if isinstance(categories, list) and categories and "categories" not in metadata:
+        metadata["categories"] = [c for c in categories if isinstance(c, str)]
+    return validate_metadata(metadata)
+
+
 def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None,
                        now: str) -> Memory:
     """Validate one imported record (SPEC §4 shape); missing ids and scope take defaults."""
@@ -156,7 +165,7 @@ def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_
         app_id=optional_str(record.get("app_id"), "app_id") or default_app,
         agent_id=optional_str(record.get("agent_id"), "agent_id"),
         run_id=optional_str(record.get("run_id"), "run_id"),
-        metadata=validate_metadata(record.get("metadata")),
+        metadata=_imported_metadata(record),
         created_at=created,
         updated_at=updated,
         lifecycle_state=state,
