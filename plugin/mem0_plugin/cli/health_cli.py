@@ -1,0 +1,156 @@
+"""`mem0-health`: run every check, print one summary (SPEC §8); `--deep` adds the quality scan.
+
+Exit status: 0 when no check fails, 1 when any does (SKIP is not a failure). `--json`
+prints `{"ok", "checks": [{"name", "status", "ok", "detail", "fix"}], "quality"}` instead,
+`quality` being null without `--deep`. `--deep` opens the store read-only, skips the
+write probe (printed as SKIP) and changes no file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from .. import health, health_probes as probes
+from ..dream.autolock import lock_path_from_env
+from ..dream.pipeline import step1_retention
+from ..errors import ConfigError, Mem0PluginError
+from ..identity import Identity
+from ..mem0_config import find_mem0_config, parse_categories, read_config_text
+from ..quality import QualityReport, known_types, render_findings, render_summary, report_to_dict, scan_quality
+from ..records import Memory
+from ..store import SqliteStore
+from ..timeutil import parse_timestamp, utc_now
+from .common import identity_arguments, identity_from, run_command
+
+PROG = "mem0-health"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one pass over an open store observed."""
+
+    count: int | None = None
+    millis: float | None = None
+    search_error: str = ""
+    memories: tuple[Memory, ...] | None = None
+    error: str = ""
+
+
+def _read(store: SqliteStore, identity: Identity, *, deep: bool) -> Reading:
+    try:
+        count = probes.count_memories(store, identity)
+        memories = tuple(store.iter_scope(identity.user_id, identity.project_id)) if deep else None
+    except Mem0PluginError as exc:
+        return Reading(error=str(exc))
+    millis, search_error = probes.time_search(store, identity)
+    return Reading(count, millis, search_error, memories)
+
+
+def _read_deep(store: SqliteStore, identity: Identity) -> Reading:
+    """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
+    with store:
+        reading = _read(store, identity, deep=True)
+        valid = store.still_valid()
+    if valid:
+        return reading
+    with SqliteStore(store.path, readonly=True) as again:
+        return _read(again, identity, deep=True)
+
+
+def categories_of(identity: Identity) -> list[str]:
+    try:
+        path = find_mem0_config(str(identity.cwd))
+        return parse_categories(read_config_text(path)) if path else []
+    except (OSError, ValueError):
+        return []
+
+
+def store_checks(identity: Identity, deep: bool, now: datetime) -> tuple[list[health.CheckResult], QualityReport | None]:
+    """Store, Search and Write/Read, and (with `deep`) the quality report."""
+    probe, store = probes.open_store_probe(identity.store_url, readonly=deep)
+    reading, write = Reading(), (None, "")
+    if store is not None:
+        if deep:
+            reading = _read_deep(store, identity)
+        else:
+            with store:
+                reading = _read(store, identity, deep=False)
+                write = probes.write_probe(store, identity) if not reading.error else write
+        probe = replace(probe, count=reading.count) if not reading.error else \
+            replace(probe, problem=probes.diagnose(probe.path, reading.error), error=reading.error)
+    results = [health.store_check(probe),
+               health.search_check(probe, reading.millis, reading.search_error),
+               health.write_check(probe, skipped=deep, problem=write[0], error=write[1])]
+    quality = None
+    if deep and probe.problem is None:
+        policy, source = step1_retention(identity.cwd)
+        quality = scan_quality(reading.memories or (), known_types(categories_of(identity)), now,
+                               user_id=identity.user_id, project_id=identity.project_id,
+                               policy=policy, policy_source=source)
+    return results, quality
+
+
+def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.CheckResult], QualityReport | None]:
+    try:
+        identity = identity_from(args)
+    except ConfigError as exc:
+        identity, error = None, str(exc)
+    if identity is None:
+        not_run = [health.CheckResult(name, False, "not run: the identity did not resolve",
+                                      "fix the Identity check first.")
+                   for name in (health.STORE, health.SEARCH, health.WRITE_READ)]
+        stores, quality = not_run, None
+        ident = health.identity_check(None, None, None, error)
+    else:
+        stores, quality = store_checks(identity, args.deep, now)
+        ident = health.identity_check(identity.user_id, identity.project_id, identity.branch)
+    lock = health.lock_check(probes.inspect_lock(lock_path_from_env()))
+    return [stores[0], ident, stores[1], stores[2], lock], quality
+
+
+def render_text(results: list[health.CheckResult], quality: QualityReport | None, deep: bool) -> str:
+    lines = health.render_checks(results)
+    if deep:
+        lines.append("")
+        if quality is None:
+            lines += ["## Memory Quality", "", "Not scanned: the store could not be read (see Store above)."]
+        else:
+            lines += render_findings(quality) + render_summary(quality)
+    return "\n".join(lines)
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    now = parse_timestamp(args.now, "--now") if args.now else utc_now()
+    results, quality = run_checks(args, now)
+    if args.json:
+        print(json.dumps({"ok": not health.any_failed(results), "checks": [r.to_dict() for r in results],
+                          "quality": report_to_dict(quality) if quality is not None else None},
+                         indent=2, ensure_ascii=False))
+    else:
+        print(render_text(results, quality, args.deep))
+    return 1 if health.any_failed(results) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description="Check the memory store, identity, search, "
+                                     "writes and the dream lock; --deep adds a read-only quality scan.")
+    identity_arguments(parser)
+    parser.add_argument("--deep", action="store_true",
+                        help="also scan memory quality (duplicates, stale, contradictions, orphans, credentials); "
+                             "read-only: the write probe is skipped")
+    parser.add_argument("--json", action="store_true", help="print a JSON object instead of the report")
+    parser.add_argument("--now", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_command(PROG, cmd_health, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""`mem0-health` (SPEC §8): the five checks as pure functions of what the probes observed.
+
+The probes (`health_probes`) touch the store, the clock and the lock file; the functions
+here turn their observations into `CheckResult`s — each with a concrete fix when it
+fails — and render the report. Every check always runs: a check that cannot run
+because an earlier one failed is itself a FAIL that points at the earlier one.
+
+Output (labels padded to a fixed column, `PASS`/`FAIL`/`SKIP` in the first column)::
+
+    ## mem0 health
+
+    PASS  Store            sqlite:///home/alice/.mem0/memories.sqlite3 (1,204 memories)
+    PASS  Identity         user=alice, project=acme-api, branch=main
+    PASS  Search           3ms
+    PASS  Write/Read       write + delete OK
+    PASS  Dream lock       free
+
+    All checks passed.
+
+The memory count is the current project's memories as `mem0-memories list` counts them
+(the user's active and superseded memories of the project).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from .sanitize import printable
+
+STATUS_WIDTH = 6
+LABEL_WIDTH = 17
+STORE, IDENTITY, SEARCH, WRITE_READ, DREAM_LOCK = "Store", "Identity", "Search", "Write/Read", "Dream lock"
+PROBE_APP_ID = "__mem0_health__"
+PROBE_SOURCE = "mem0-health"
+PROBE_TEXT = "mem0-health write probe (deleted at once)"
+ALL_PASSED = "All checks passed."
+
+# Why a store did not open (`StoreProbe.problem`).
+BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_unusable", "dir", "file"
+CORRUPT, LOCKED, DISK_FULL, OTHER = "corrupt", "locked", "full", "other"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    skipped: bool = False
+
+    @property
+    def status(self) -> str:
+        return "SKIP" if self.skipped else ("PASS" if self.ok else "FAIL")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "ok": self.ok, "detail": self.detail,
+                "fix": self.fix or None}
+
+
+@dataclass(frozen=True)
+class StoreProbe:
+    url: str
+    path: Path | None
+    count: int | None = None     # the project's memories, when the store opened
+    problem: str | None = None   # why it did not open (one of the constants above)
+    error: str = ""
+    missing: bool = False        # read-only scan: there is no store file yet
+    blocker: Path | None = None  # the nearest existing ancestor of the store's directory
+
+    @property
+    def opened(self) -> bool:
+        return self.problem is None and not self.missing
+
+
+@dataclass(frozen=True)
+class LockProbe:
+    path: Path
+    state: str                   # "free" | "held" | "stale" | "unusable"
+    pid: int | None = None
+    host: str | None = None
+    since: float | None = None   # epoch seconds the holder wrote (or the file's mtime)
+    dead: bool = False           # the holder is a process of this host that no longer exists
+    error: str = ""              # "unusable": what is wrong, with its fix
+
+
+def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = None) -> str:
+    """The concrete fix for a store that did not open or could not be written."""
+    where = path.parent if path else None
+    blocker = blocker or where
+    fixes = {
+        BAD_URL: "set --store or MEM0_STORE to a URL of the form sqlite:///<absolute path> "
+                 "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        HOME_UNUSABLE: f"{blocker} is not a directory, so {where} cannot be created. Set MEM0_HOME "
+                       f"to a writable directory (or --store sqlite:///<path>), or move {blocker} aside.",
+        DIR_NOT_WRITABLE: f"{blocker} is not writable, so the store cannot be created or changed there: "
+                          f"chmod u+w {blocker}, or set MEM0_HOME to a writable directory.",
+        FILE_NOT_WRITABLE: f"the store file is read-only for you: chmod u+w {path} {where}, or set "
+                           f"MEM0_HOME to a writable directory.",
+        CORRUPT: f"{path} is not a readable SQLite database (corrupt or not a store). Move it aside: "
+                 f"mv {path} {path}.corrupt and run mem0-health again (a new, empty store is created); "
+                 f"then restore your memories from a backup written by `mem0-memories export -o FILE` "
+                 f"with `mem0-memories import FILE`.",
+        LOCKED: f"another process has held the store's write lock for over a minute (a long import "
+                f"or dream run?). Wait for it to finish; `fuser {path}` shows which process it is.",
+        DISK_FULL: f"the disk holding {where} is full: free some space and run mem0-health again.",
+    }
+    return fixes.get(problem, f"check that {path or url} is a SQLite store you can read and write; "
+                              f"rerun with --debug for details.")
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """`1 memory`, `1,204 memories`."""
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def store_check(probe: StoreProbe) -> CheckResult:
+    if probe.missing and probe.problem is None:
+        return CheckResult(STORE, True, f"{probe.url} (no store file yet, 0 memories)")
+    if probe.problem is not None:
+        return CheckResult(STORE, False, probe.error,
+                           store_fix(probe.problem, probe.path, probe.url, probe.blocker))
+    return CheckResult(STORE, True, f"{probe.url} ({plural(probe.count or 0, 'memory', 'memories')})")
+
+
+def identity_check(user: str | None, project: str | None, branch: str | None, error: str = "") -> CheckResult:
+    if error:
+        return CheckResult(IDENTITY, False, error,
+                           "pass --cwd an existing project directory (or run from inside the project); "
+                           "--user-id / MEM0_USER_ID and --project-id / MEM0_PROJECT_ID override the rest.")
+    return CheckResult(IDENTITY, True, f"user={user}, project={project}, branch={branch}")
+
+
+_NEEDS_STORE = "not run: the store did not open"  # or could not be read
+_FIX_STORE_FIRST = "fix the Store check first; this check needs an open store."
+
+
+def search_check(probe: StoreProbe, millis: float | None, error: str = "") -> CheckResult:
+    if probe.missing and probe.problem is None:
+        return CheckResult(SEARCH, True, "skipped: no store file yet", skipped=True)
+    if not probe.opened:
+        return CheckResult(SEARCH, False, _NEEDS_STORE, _FIX_STORE_FIRST)
+    if error or millis is None:
+        return CheckResult(SEARCH, False, error or "search did not answer",
+                           "the store opened but cannot be searched (damaged full-text index?). Back up with "
+                           "`mem0-memories export -o FILE`, move the store file aside, then "
+                           "`mem0-memories import FILE`.")
+    return CheckResult(SEARCH, True, f"{max(0, round(millis))}ms")
+
+
+def write_check(probe: StoreProbe, *, skipped: bool, problem: str | None = None, error: str = "") -> CheckResult:
+    if skipped:
+        return CheckResult(WRITE_READ, True, "skipped: --deep is read-only", skipped=True)
+    if not probe.opened:
+        return CheckResult(WRITE_READ, False, _NEEDS_STORE, _FIX_STORE_FIRST)
+    if problem is not None:
+        return CheckResult(WRITE_READ, False, error, store_fix(problem, probe.path, probe.url, probe.blocker))
+    return CheckResult(WRITE_READ, True, "write + delete OK")
+
+
+def format_epoch(epoch: float | None) -> str:
+    if epoch is None:
+        return "an unknown time"
+    try:
+        return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return "an unknown time"
+
+
+def _holder(probe: LockProbe) -> str:
+    who = f"pid {probe.pid}" if probe.pid else "an unknown process"
+    return f"{who} on host {probe.host or 'unknown'} since {format_epoch(probe.since)}"
+
+
+def lock_check(probe: LockProbe) -> CheckResult:
+    if probe.state == "free":
+        return CheckResult(DREAM_LOCK, True, "free")
+    if probe.state == "held":
+        return CheckResult(DREAM_LOCK, True, f"held by {_holder(probe)} (a mem0-dream --auto run in progress)")
+    if probe.state == "stale":
+        why = "that process no longer exists" if probe.dead else "older than 10 minutes"
+        return CheckResult(
+            DREAM_LOCK, False, f"stale: held by {_holder(probe)} ({why})",
+            f"a mem0-dream --auto run was killed or crashed without removing {probe.path}. Harmless: the "
+            f"next --auto run takes the lock over. To clear it now: rm {probe.path}")
+    return CheckResult(DREAM_LOCK, False, f"unusable: {probe.path}", probe.error)
+
+
+def summary_line(results: Iterable[CheckResult]) -> str:
+    failed = sum(1 for r in results if r.status == "FAIL")
+    if not failed:
+        return ALL_PASSED
+    return f"{plural(failed, 'check', 'checks')} failed."
+
+
+def render_checks(results: list[CheckResult]) -> list[str]:
+    """The report's lines: header, one row per check, summary, and Troubleshooting if needed."""
+    lines = ["## mem0 health", ""]
+    lines += [f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip() for r in results]
+    lines += ["", summary_line(results)]
+    failing = [r for r in results if r.status == "FAIL"]
+    if failing:
+        lines += ["", "## Troubleshooting", ""]
+        lines += [f"- {r.name}: {printable(r.fix)}" for r in failing]
+    return lines
+
+
+def any_failed(results: Iterable[CheckResult]) -> bool:
+    return any(r.status == "FAIL" for r in results)
