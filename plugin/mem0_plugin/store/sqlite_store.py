@@ -25,10 +25,10 @@ from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .migrations import migrate
+from . import search as lexical
 from .rows import SELECT_COLUMNS, WRITE_COLUMNS, memory_to_row, row_to_memory, text_hash
 
 BUSY_TIMEOUT_MS = 60_000
-SEARCH_CANDIDATES = 400
 
 
 class ReadMode(enum.Enum):
@@ -178,6 +178,26 @@ class SqliteStore:
                 self._conn.execute("ROLLBACK")
                 raise
 
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read inside the block sees the store as of one moment (one read transaction), so
+        paging through it with LIMIT/OFFSET neither skips nor repeats a row while others write."""
+        with self._lock:
+            if self._conn.in_transaction:  # already inside a transaction: its view is the snapshot
+                yield
+                return
+            try:
+                _retry_locked(lambda: self._conn.execute("BEGIN DEFERRED"))
+                _retry_locked(lambda: self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone())
+            except sqlite3.DatabaseError as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise StoreError(f"store read failed: {exc}") from None
+            try:
+                yield
+            finally:
+                self._conn.execute("ROLLBACK")  # nothing was written: ending the read is all
+
     # -- reads ------------------------------------------------------------------
 
     def get(self, user_id: str, memory_id: str) -> Memory:
@@ -215,27 +235,64 @@ class SqliteStore:
     def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
                threshold: float | None = None) -> list[tuple[Memory, float]]:
-        """Lexical search: FTS5 finds candidates, the significant-word overlap scores them."""
+        """Lexical search: FTS5 finds candidates, the significant-word overlap scores them.
+
+        How candidates are found without reading every row that shares a common word:
+        `store.search`. Results: the best `top_k` by score, ties by `created_at` then `id`.
+        """
         terms = significant_words(query)
         sql, params = self._where(user_id, where, mode)
-        rows = self._query(f"SELECT {SELECT_COLUMNS}, terms FROM memories WHERE {sql} AND text_hash = ?",
-                           [*params, text_hash(query)])
-        if terms:
-            match = " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
-            rows += self._query(
-                f"SELECT {SELECT_COLUMNS}, terms FROM memories JOIN ("
-                "SELECT rowid AS hit, rank FROM memories_fts WHERE memories_fts MATCH ?) ON hit = memories.rowid "
-                f"WHERE {sql} ORDER BY rank LIMIT ?", [match, *params, SEARCH_CANDIDATES])
-        scored: dict[str, tuple[Memory, float]] = {}
         exact = text_hash(query)
-        for row in rows:
-            memory = row_to_memory(row)
-            doc_terms = frozenset(row[-1].split())
-            score = 1.0 if text_hash(memory.memory) == exact else overlap_score(terms, doc_terms)
-            if score > 0 and (threshold is None or score >= threshold):
-                scored[memory.id] = (memory, score)
-        ranked = sorted(scored.values(), key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id))
-        return ranked[:top_k]
+        light = f"rowid, text_hash, terms, {SELECT_COLUMNS}"
+        found: dict[int, tuple[float, tuple]] = {}  # rowid -> (score, row)
+
+        def take(rows: list[tuple]) -> None:
+            for row in rows:
+                score = 1.0 if row[1] == exact else overlap_score(terms, frozenset(row[2].split()))
+                if score > 0 and (threshold is None or score >= threshold):
+                    found[row[0]] = (score, row[3:])
+
+        def ranking() -> list[tuple[float, tuple]]:  # (score, created_at, id) order
+            return sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
+
+        take(self._query(f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
+                         [*params, exact]))
+        if terms:
+            self._search_candidates(sorted(terms), sql, params, top_k, threshold, take,
+                                    lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None)
+        return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
+
+    def _search_candidates(self, terms: list[str], sql: str, params: list, top_k: int,
+                           threshold: float | None, take, kth_score) -> None:
+        """Read ranked candidates in order, in scope, until the best `top_k` are certain."""
+        light = f"rowid, text_hash, terms, {SELECT_COLUMNS}"
+        frequencies = lexical.document_frequencies(self._query, terms)
+        budget = lexical.SEARCH_BUDGET
+        while True:
+            selected, rest = lexical.select_terms(frequencies, budget)
+            if not selected:
+                return
+            limit, position, batch = lexical.FIRST_BATCH, 0, lexical.FIRST_BATCH
+            ranked = lexical.ranked_candidates(self._query, selected, rest, len(terms), limit)
+            while True:
+                if position >= len(ranked):
+                    if len(ranked) < limit:
+                        break  # every candidate of this selection has been read
+                    limit *= 8
+                    ranked = lexical.ranked_candidates(self._query, selected, rest, len(terms), limit)
+                    continue
+                kth, best_left = kth_score(), ranked[position][1]
+                if (kth is not None and best_left < kth) or (threshold is not None and best_left < threshold):
+                    return  # nothing left can enter the top_k
+                chunk = [rowid for rowid, _ in ranked[position:position + batch]]
+                position += len(chunk)
+                batch = min(batch * 4, 512)
+                marks = ", ".join("?" * len(chunk))
+                take(self._query(f"SELECT {light} FROM memories WHERE rowid IN ({marks}) AND {sql}",
+                                 [*chunk, *params]))
+            if kth_score() is not None or not rest:
+                return
+            budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few: widen
 
     def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
         sql, params = "SELECT count(*) FROM memories WHERE 1", []
@@ -296,7 +353,10 @@ class Writer:
     def find_identical(self, memory: Memory) -> Memory | None:
         """An active memory with the same text in exactly the same scope, if any."""
         row = self._execute(
-            f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND text_hash = ? AND app_id IS ? "
+            # The hash index is the selective one; without statistics SQLite would rather
+            # walk the created_us order index of the whole project.
+            f"SELECT {SELECT_COLUMNS} FROM memories INDEXED BY memories_text_hash "
+            "WHERE user_id = ? AND text_hash = ? AND app_id IS ? "
             "AND agent_id IS ? AND run_id IS ? AND lifecycle_state = 'active' ORDER BY created_us, id LIMIT 1",
             (memory.user_id, text_hash(memory.memory), memory.app_id, memory.agent_id, memory.run_id)).fetchone()
         return row_to_memory(row) if row and row[5].strip() == memory.memory.strip() else None
