@@ -1,0 +1,86 @@
+"""Lexical search over the full-text index, in time that does not grow with common words.
+
+The score is `text.overlap_score`: the cosine of the binary word vectors of the query's
+and the memory's significant words, m / sqrt(Q * L) (m shared words, Q query words, L the
+memory's words). Scoring every memory that shares a word with the query costs as much as
+the query's commonest word is frequent (a word in a third of 100k memories means 33k rows
+to read), so the candidates are found like this:
+
+1. The document frequency of each query word (`count(*)` of an FTS5 match: cheap, it
+   reads no rows).
+2. The rarest words are *selected* until their postings exceed `SEARCH_BUDGET` (the
+   rarest one always is). Every memory holding a selected word is a candidate.
+3. For each candidate, m counts every query word it holds: selected words by their
+   postings, the other (common) words by an FTS5 `"common" AND (selected ...)` match,
+   which reads only what it intersects. L is the memory's token count, kept by FTS5 in
+   its `docsize` table. So candidates are ranked by their exact score without touching
+   the `memories` table: one SQL statement, all of it in SQLite.
+4. The ranked candidates are then read from `memories` in order, a batch at a time, with
+   the caller's scope and filters applied in SQL (another user's or project's memories are
+   never returned and never take a place: the walk goes on until `top_k` in-scope results
+   are certain), and each is scored again from its stored words.
+
+When the rarest words yield fewer than `top_k` results, the next words are selected and
+the search repeats, so a query finds `top_k` memories whenever that many share a word with
+it. Below `SEARCH_BUDGET` postings in all (every store under a few thousand memories) the
+ranking is exhaustive: the top `top_k` by score, ties by `created_at` then `id`. Above it,
+a memory sharing only the query's commonest words (and none of its rarer ones) can be
+passed over for one that shares a rarer word.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+SEARCH_BUDGET = 8_000
+FIRST_BATCH = 64
+
+# The token count FTS5 keeps per row (`docsize`) is a varint: one byte below 128. A longer
+# row counts as 128, a lower bound, which can only rank it earlier: never a missed result.
+_LENGTH = "(CASE WHEN sz < x'80' THEN unicode(CAST(sz AS TEXT)) ELSE 128 END)"
+
+Query = Callable[[str, Sequence], list[tuple]]
+
+
+def quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def score(shared: int, query_size: int, doc_size: int) -> float:
+    """`text.overlap_score` from the counts (the same arithmetic, so the same float)."""
+    return round(shared / math.sqrt(query_size * doc_size), 6) if shared else 0.0
+
+
+def document_frequencies(query: Query, terms: Sequence[str]) -> dict[str, int]:
+    """How many rows of the index hold each term (every user: it only orders the terms)."""
+    columns = ", ".join("(SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?)" for _ in terms)
+    counts = query(f"SELECT {columns}", [quote(t) for t in terms])[0]
+    return dict(zip(terms, counts))
+
+
+def select_terms(frequencies: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
+    """(selected, rest): the rarest present terms within `budget` postings, and the others."""
+    present = sorted((t for t, n in frequencies.items() if n), key=lambda t: (frequencies[t], t))
+    selected, total = [], 0
+    for term in present:
+        if selected and total + frequencies[term] > budget:
+            break
+        selected.append(term)
+        total += frequencies[term]
+    return selected, present[len(selected):]
+
+
+def ranked_candidates(query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int,
+                      limit: int) -> list[tuple[int, float]]:
+    """(rowid, score) of the best `limit` candidates holding a selected term, best first."""
+    any_selected = " OR ".join(quote(t) for t in selected)
+    matches = [quote(t) for t in selected] + [f"{quote(t)} AND ({any_selected})" for t in rest]
+    hits = " UNION ALL ".join("SELECT rowid AS hit FROM memories_fts WHERE memories_fts MATCH ?" for _ in matches)
+    rows = query(
+        f"SELECT hit, shared, max({_LENGTH}, shared) AS size FROM "
+        f"(SELECT hit, count(*) AS shared FROM ({hits}) GROUP BY hit) "
+        f"JOIN memories_fts_docsize ON id = hit "
+        f"ORDER BY shared * shared * 1.0 / size DESC, hit LIMIT {int(limit)}",
+        matches)
+    return [(rowid, score(shared, query_size, size)) for rowid, shared, size in rows]
