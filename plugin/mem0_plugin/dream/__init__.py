@@ -1,0 +1,1 @@
+"""Dream: the memory-consolidation engine (SPEC §7)."""

@@ -1,0 +1,232 @@
+"""What dream's rules read in a memory's text (`TextFeatures`), and the memory as analysed.
+
+* ``sig`` — the significant words (`text.significant_words`), the basis of the Jaccard rule.
+* ``negated`` — a negation word (`text.NEGATIONS`) occurs: "Use X" vs "Don't use X".
+* ``qualifiers`` — condition/scope stop words present (`lexicon.QUALIFIERS`).
+* ``literals`` — the project-specific literal values, normalised (lower-cased, outer
+  punctuation stripped): quoted code, URLs, file paths, versions, numbers, dotted names
+  (``main.py``, ``os.path``), snake_case / camelCase identifiers and command-line flags.
+* ``names`` — proper nouns and named tools, folded like significant words: a word with a
+  capital letter after its first (``PostgreSQL``, ``ECS``, ``GitHub``), or a capitalised
+  word that does not start a sentence (``Tokyo`` in "lives in Tokyo"). "I", stop words
+  and negations are never names. A capitalised word at the very start of a sentence is
+  not a name (it cannot be told from an ordinary word without a dictionary).
+* ``values`` — what a statement says its predicate's value is: its literals when it has
+  any ("8080", "v3"; a name next to a literal is the subject: "Python" in "Python v3"),
+  else its names that are not weak words ("vercel" in "Deploy to Vercel").
+* ``frame`` — the predicate a statement sets: the significant words of the text outside
+  its literals (or, without literals, minus its name values), minus weak words, with
+  predicate synonyms made canonical ("API listens on port 8080" → {api, listen, port};
+  "moved to Osaka" → {live}; "Docs are at https://docs.acme.dev" → {doc}).
+
+Literals are found kind by kind, most specific first, each found span blanked before the
+next kind is searched (a URL's path is not also a path, a path's ``main.py`` not also a
+dotted name). Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Callable
+
+from ..errors import InvalidInputError
+from ..records import Memory
+from ..text import NEGATIONS, STOP_WORDS, fold_plural, words
+from ..timeutil import parse_timestamp, to_micros
+from .lexicon import CANONICAL_PREDICATE, QUALIFIERS, WEAK_WORDS, canonical
+
+_CASED_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_ASCII_CAPITALISED_WORD = re.compile(r"\b[^\W_]*[A-Z][^\W_]*(?:['’][^\W_]+)?")
+_DIGIT = re.compile(r"\d")
+_LOWER_UPPER = re.compile(r"[a-z][A-Z]")
+_SENTENCE_BREAK = frozenset(".!?:;\n\r•*")
+_OPENING_PUNCTUATION = "\"'`([{<"
+_CLOSING_PUNCTUATION = "\"'`)]}>.,;:!?"
+_ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m"})
+
+# Each pattern may only start where a run of its characters starts (the look-behinds), so
+# no run is scanned more than a constant number of times: linear time on any input.
+_LITERAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("code", re.compile(r"`[^`\n]{1,500}`")),
+    ("url", re.compile(r"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}://|www\.)[^\s<>\"'`]+")),
+    ("path", re.compile(r"(?<![\w.@+~/-])(?:~/[\w.@+-]*|\.{1,2}/[\w.@+-]+|/[\w.@+-]+|[\w.@+-]+/[\w.@+-]+)"
+                        r"(?:/[\w.@+-]+)*/?|(?<![\w.@+~/-])[A-Za-z]:\\[^\s]+")),
+    ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+)+\b|\b[vV]\d+\b")),
+    ("number", re.compile(r"\b\d+(?:[,:]\d+)*\b")),
+    ("dotted", re.compile(r"(?<![\w.-])[A-Za-z_][\w-]*(?:\.[A-Za-z0-9_][\w-]*)+\b")),
+    ("snake", re.compile(r"\b\w*[A-Za-z0-9]_\w*\b|\b_+[A-Za-z0-9]\w*\b")),
+    ("camel", re.compile(r"\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")),
+    ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
+)
+_LITERAL_HINTS: dict[str, Callable[[str], bool]] = {
+    "code": lambda t: "`" in t,
+    "url": lambda t: "://" in t or "www." in t,
+    "path": lambda t: "/" in t or ":\\" in t,
+    "version": lambda t: _has_digit(t),
+    "number": lambda t: _has_digit(t),
+    "dotted": lambda t: "." in t,
+    "snake": lambda t: "_" in t,
+    "camel": lambda t: _LOWER_UPPER.search(t) is not None,
+    "flag": lambda t: "-" in t,
+}
+
+
+def _has_digit(text: str) -> bool:
+    return _DIGIT.search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class TextFeatures:
+    """What the rules read in one text (the fields are described in the module docstring)."""
+
+    sig: frozenset[str]
+    negated: bool
+    qualifiers: frozenset[str]
+    literals: frozenset[str]
+    names: frozenset[str]
+    values: frozenset[str]
+    frame: frozenset[str]
+
+    @property
+    def core(self) -> frozenset[str]:
+        """The significant words that are not weak: what two merge candidates must share exactly."""
+        return self.sig - WEAK_WORDS
+
+    @property
+    def specific(self) -> bool:
+        """Carries something specific to the project (a literal value or a proper noun)."""
+        return bool(self.literals) or not self.names <= WEAK_WORDS
+
+
+def text_features(text: str) -> TextFeatures:
+    tokens = words(text)
+    all_words = set(tokens)
+    sig = _significant(all_words)
+    literal_spans, rest = _literals(text)
+    names = _names(rest)
+    literals = frozenset(filter(None, map(_normalise, literal_spans)))
+    if literals:  # the predicate is what the text says outside its literals
+        values = literals
+        predicate = _significant(set(words(rest))) - WEAK_WORDS
+    else:
+        values = names - WEAK_WORDS
+        predicate = sig - values - WEAK_WORDS
+    frame = predicate if predicate.isdisjoint(CANONICAL_PREDICATE) else frozenset(map(canonical, predicate))
+    return TextFeatures(sig=sig, negated=not all_words.isdisjoint(NEGATIONS),
+                        qualifiers=frozenset(all_words & QUALIFIERS), literals=literals,
+                        names=names, values=values, frame=frame)
+
+
+def _significant(tokens: set[str]) -> frozenset[str]:
+    """`text.significant_words` from already-split words (the same rule; a test keeps them equal)."""
+    return frozenset(fold_plural(w) for w in tokens if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
+
+
+def _literals(text: str) -> tuple[list[str], str]:
+    """The literal spans of `text`, and the text with those spans blanked out."""
+    found: list[str] = []
+    for kind, pattern in _LITERAL_PATTERNS:
+        if _LITERAL_HINTS[kind](text):
+            text = pattern.sub(partial(_take_literal, found, kind == "path"), text)
+    return found, text
+
+
+def _take_literal(found: list[str], must_be_path: bool, match: re.Match[str]) -> str:
+    """Record a literal span and blank it out (a slash-joined span only if it is a real path)."""
+    span = match.group()
+    if must_be_path and not _is_path(span):
+        return span
+    found.append(span)
+    return " " * len(span)
+
+
+def _is_path(span: str) -> bool:
+    """A slash-joined span that really is a path ("src/app/", "~/x", "a/b.py"), not "and/or"."""
+    span = span.rstrip(".,;:")
+    if span.startswith(("/", "~", ".")) or ":\\" in span or span.endswith("/"):
+        return True
+    last = span.rsplit("/", 1)[-1]
+    return span.count("/") >= 2 or ("." in last.strip(".") and not last.endswith("."))
+
+
+def _normalise(span: str) -> str:
+    value = span.strip().lstrip(_OPENING_PUNCTUATION).rstrip(_CLOSING_PUNCTUATION).lower()
+    return "" if value in _ABBREVIATIONS else value
+
+
+def cased_words(text: str) -> list[str]:
+    """The word tokens of `text` as written (the tokenizer of `text.words`, without lower-casing)."""
+    return _CASED_WORD.findall(text)
+
+
+def _names(text: str) -> frozenset[str]:
+    """Proper nouns and named tools in `text` (whose literals are already blanked out)."""
+    if text.isascii():
+        matches = _ASCII_CAPITALISED_WORD.finditer(text)  # fast path: only words with a capital
+    else:
+        matches = _CASED_WORD.finditer(text)
+    return frozenset(fold_plural(m.group().lower()) for m in matches
+                     if _is_name(m.group(), _starts_sentence(text, m.start())))
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether the word at `start` opens a sentence: the last non-blank character before it
+    (within 64 characters; blanked literals count as blank) ends one, or there is none."""
+    before = text[max(0, start - 64):start].rstrip(" \t")
+    return not before or before[-1] in _SENTENCE_BREAK
+
+
+def _is_name(token: str, starts_sentence: bool) -> bool:
+    if len(token) < 2 or "'" in token or "’" in token or token.islower():
+        return False
+    lowered = token.lower()
+    if lowered in STOP_WORDS or lowered in NEGATIONS or not token[0].isalpha():
+        return False
+    inner_capital = token[1:] != token[1:].lower()
+    return inner_capital or (token[0].isupper() and not starts_sentence)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysedMemory:
+    """An eligible memory with its text features and its parsed creation time (None: unparseable)."""
+
+    memory: Memory
+    features: TextFeatures
+    created: datetime | None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    @property
+    def newest_first_key(self) -> tuple[int, float, str]:
+        """Sort key putting the likely winner first: newer, then more confident, then smaller id."""
+        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
+        confidence = self.memory.confidence
+        return (-micros, -(confidence if confidence is not None else -1.0), self.id)
+
+    @property
+    def oldest_first_key(self) -> tuple[int, str]:
+        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
+        return (micros, self.id)
+
+
+def analysed(memory: Memory, cache: dict[str, TextFeatures] | None = None) -> AnalysedMemory:
+    """`memory` with its features (looked up in, and added to, `cache` when given) and creation time."""
+    features = cache.get(memory.memory) if cache is not None else None
+    if features is None:
+        features = text_features(memory.memory)
+        if cache is not None:
+            cache[memory.memory] = features
+    return AnalysedMemory(memory=memory, features=features, created=parse_created(memory.created_at))
+
+
+def parse_created(value: object) -> datetime | None:
+    """`created_at` as an aware UTC datetime, or None when missing or unparseable."""
+    try:
+        return parse_timestamp(value, "created_at")
+    except InvalidInputError:
+        return None

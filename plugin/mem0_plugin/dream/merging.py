@@ -1,0 +1,176 @@
+"""Dream's merge rule (SPEC §7 step 3, "Merge"), within one type group.
+
+Two memories are **mergeable** when all of these hold:
+
+1. Jaccard of their significant words > 0.6 (necessary, SPEC);
+2. the words only one of them has are all *weak* (`lexicon.WEAK_WORDS`): generic nouns
+   and verbs that add no condition, scope or value. Any other extra word is a condition
+   or scope the other lacks ("window seats" + "long-haul flights"), or a different
+   value — a number, version, port, path, named tool or place — which makes the pair a
+   possible conflict, never a merge;
+3. the same literal values (`features.literals`: numbers, versions, paths, URLs,
+   identifiers, flags, quoted code): "src/a/b.py" and "src/b/a.py" have the same words;
+4. the same polarity (a negation in both or in neither) and the same qualifiers (``if``,
+   ``only``, ``before`` ...).
+
+Anything else is "in doubt": no merge. "Use PostgreSQL for auth" / "Auth DB is PostgreSQL"
+merge (J = 2/3, extra word ``db`` is weak); "Run tests with pytest -q" / "Tests are run
+with pytest -q" merge (same words).
+
+Candidates never come from comparing all pairs: rules 2–4 make (non-weak words,
+literals, polarity, qualifiers) an exact blocking key, and `candidates.similar_pairs`
+(prefix filtering) applies the 0.6 threshold inside each block; both steps are complete,
+so no mergeable pair is missed. Memories with the same words, polarity, qualifiers and
+literals form one *node*; mergeable nodes are joined into connected components. A
+component becomes one merge only where every member is mergeable with every other
+member *and* with the group's union of words (what the draft holds); otherwise it is
+split greedily, best source first, and members that fit no group are left alone.
+`similarity` is the lowest pairwise Jaccard in the group, rounded to 2 decimals;
+`confidence` the highest known source confidence (None when no source has one).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Iterator, Sequence
+
+from .candidates import exceeds, jaccard_value, similar_pairs
+from .drafts import draft_text
+from .features import AnalysedMemory, TextFeatures, text_features
+from .lexicon import WEAK_WORDS
+from .plan import MergeAction
+
+Rest = tuple[bool, frozenset[str], frozenset[str]]
+MAX_VARIANTS = 64
+
+
+def rest_key(features: TextFeatures) -> Rest:
+    """What must be equal, beyond the words, for two memories to merge."""
+    return (features.negated, features.qualifiers, features.literals)
+
+
+def words_mergeable(a: frozenset[str], b: frozenset[str]) -> bool:
+    return (a ^ b) <= WEAK_WORDS and exceeds(a, b)
+
+
+def mergeable(a: TextFeatures, b: TextFeatures) -> bool:
+    """The pair rule of the module docstring."""
+    return rest_key(a) == rest_key(b) and words_mergeable(a.sig, b.sig)
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """Memories of one type with identical words, polarity, qualifiers and literals."""
+
+    sig: frozenset[str]
+    rest: Rest
+    members: tuple[AnalysedMemory, ...]
+
+
+def source_rank(item: AnalysedMemory) -> tuple:
+    """Best draft source first: most significant words, then longest text, then newest."""
+    return (-len(item.features.sig), -len(item.memory.memory.strip()), item.newest_first_key)
+
+
+def find_merges(items: Sequence[AnalysedMemory], type_name: str) -> list[MergeAction]:
+    """The merges among `items` (one type group, sorted by id); each memory in at most one."""
+    actions: list[MergeAction] = []
+    for component in merge_components(build_nodes(items)):
+        for group in split_component(component):
+            action = merge_action(group, type_name)
+            if action is not None:
+                actions.append(action)
+    return actions
+
+
+def build_nodes(items: Sequence[AnalysedMemory]) -> list[Node]:
+    grouped: dict[tuple[frozenset[str], Rest], list[AnalysedMemory]] = defaultdict(list)
+    for item in items:
+        if item.features.sig:
+            grouped[(item.features.sig, rest_key(item.features))].append(item)
+    return [Node(sig, rest, tuple(sorted(members, key=source_rank) if len(members) > 1 else members))
+            for (sig, rest), members in grouped.items()]
+
+
+def merge_components(nodes: Sequence[Node]) -> list[list[Node]]:
+    """Connected components of mergeable nodes holding at least two memories, nodes best first."""
+    parent = list(range(len(nodes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in mergeable_node_pairs(nodes):
+        parent[root(a)] = root(b)
+    components: dict[int, list[Node]] = defaultdict(list)
+    for index, node in enumerate(nodes):
+        components[root(index)].append(node)
+    return [sorted(c, key=lambda n: source_rank(n.members[0]))
+            for c in components.values() if len(c) > 1 or len(c[0].members) > 1]
+
+
+def mergeable_node_pairs(nodes: Sequence[Node]) -> Iterator[tuple[int, int]]:
+    """Pairs of mergeable nodes, by exact blocking then the prefix-filtering join.
+
+    Rule 2 says the words only one side has are weak, i.e. both have the same non-weak
+    words (``core``); with rule 3-4, mergeable nodes share (core, rest) exactly. So nodes are
+    blocked by that key (a hash lookup: no pair across blocks can merge) and within a block,
+    where the sets differ only by weak words, `similar_pairs` finds those above 0.6. A block
+    of more than `MAX_VARIANTS` differently worded variants is left to identical-text merges
+    only (in doubt, no merge; and grouping it would cost time cubic in its size).
+    """
+    blocks: dict[tuple[frozenset[str], Rest], list[int]] = defaultdict(list)
+    for index, node in enumerate(nodes):
+        blocks[(node.sig - WEAK_WORDS, node.rest)].append(index)
+    for block in blocks.values():
+        if 1 < len(block) <= MAX_VARIANTS:
+            for i, j in similar_pairs([nodes[index].sig for index in block]):
+                yield block[i], block[j]
+
+
+def split_component(nodes: Sequence[Node]) -> Iterator[list[Node]]:
+    """Greedy groups (best node first) in which every pair and the union qualify."""
+    remaining = list(nodes)
+    while remaining:
+        group, left = [remaining[0]], []
+        for node in remaining[1:]:
+            (group if fits(group, node) else left).append(node)
+        if sum(len(n.members) for n in group) >= 2:
+            yield group
+        remaining = left
+
+
+def fits(group: Sequence[Node], node: Node) -> bool:
+    if not all(words_mergeable(member.sig, node.sig) for member in group):
+        return False
+    union = node.sig.union(*(member.sig for member in group))
+    return all(exceeds(member.sig, union) for member in (*group, node))
+
+
+def merge_action(group: Sequence[Node], type_name: str) -> MergeAction | None:
+    members = sorted((m for node in group for m in node.members), key=source_rank)
+    union = frozenset().union(*(node.sig for node in group))
+    sources = [m.memory.memory for m in members]
+    text = draft_text(sources, union)
+    if text is None or (text not in sources and not _draft_keeps_meaning(text, group[0].rest, union)):
+        return None
+    confidences = [m.memory.confidence for m in members if m.memory.confidence is not None]
+    return MergeAction(ids=tuple(m.id for m in sorted(members, key=lambda m: m.oldest_first_key)),
+                       type=type_name, merged_text=text,
+                       confidence=max(confidences) if confidences else None,
+                       similarity=round(_lowest_similarity(group), 2))
+
+
+def _draft_keeps_meaning(text: str, rest: Rest, union: frozenset[str]) -> bool:
+    features = text_features(text)
+    return features.sig == union and rest_key(features) == rest
+
+
+def _lowest_similarity(group: Sequence[Node]) -> float:
+    if len(group) == 1:
+        return 1.0
+    return min(jaccard_value(a.sig, b.sig) for a, b in combinations(group, 2))

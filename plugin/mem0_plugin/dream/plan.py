@@ -1,0 +1,198 @@
+"""The dream plan (SPEC §7): what step 3 proposes and steps 5–6 apply, and its JSON form.
+
+`plan_to_json(plan)` writes the exact SPEC §7 shape, deterministically: keys in the
+order of the SPEC, actions in plan order, ``policy`` and ``fingerprints`` sorted by key,
+two-space indentation (agents edit merge texts by hand), ASCII only (non-ASCII text is
+``\\uXXXX``-escaped, so the file can be written and printed under any locale), no
+trailing newline. ``plan_from_json(plan_to_json(p)) == p``.
+
+`plan_from_json(text)` accepts nothing it does not understand: every problem raises
+`PlanError` with one line naming the field (``plan: merges[0].ids must ...``). It checks
+types and ranges, ``version == 1``, unknown or missing keys, that no memory id appears
+in two actions, that a conflict lists its likely winner first, and that every id an
+action names has a fingerprint. Extra fingerprints are allowed: removing an action from
+the file is how an agent declines it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import PlanError
+from .plan_checks import PlanReader
+from .retention import POLICY_SOURCES
+
+PLAN_VERSION = 1
+REASON_RETENTION = "retention"
+REASON_LOW_CONFIDENCE = "low_confidence"
+PRUNE_REASONS = (REASON_RETENTION, REASON_LOW_CONFIDENCE)
+
+
+@dataclass(frozen=True)
+class MergeAction:
+    ids: tuple[str, ...]
+    type: str
+    merged_text: str
+    confidence: float | None
+    similarity: float
+
+
+@dataclass(frozen=True)
+class ConflictAction:
+    ids: tuple[str, str]  # (A, B): A is the likely winner
+    type: str
+    topic: str
+    likely_winner: str
+
+
+@dataclass(frozen=True)
+class PruneAction:
+    id: str
+    type: str
+    age_days: int
+    reason: str  # "retention" | "low_confidence"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """Dict fields are copied on construction; treat them as read-only."""
+
+    version: int = PLAN_VERSION
+    user_id: str
+    project_id: str
+    generated_at: str
+    policy: dict[str, int | None] = field(default_factory=dict)
+    policy_source: str = "default"
+    memory_count: int = 0
+    merges: tuple[MergeAction, ...] = ()
+    conflicts: tuple[ConflictAction, ...] = ()
+    prunes: tuple[PruneAction, ...] = ()
+    fingerprints: dict[str, str] = field(default_factory=dict)
+
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "policy", dict(self.policy))
+        object.__setattr__(self, "fingerprints", dict(self.fingerprints))
+        for name in ("merges", "conflicts", "prunes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    @property
+    def is_empty(self) -> bool:
+        """No merge, conflict or prune proposed."""
+        return not (self.merges or self.conflicts or self.prunes)
+
+    @property
+    def memory_ids(self) -> tuple[str, ...]:
+        """Every memory id an action names, in plan order (merges, conflicts, prunes)."""
+        ids: list[str] = [i for merge in self.merges for i in merge.ids]
+        ids += [i for conflict in self.conflicts for i in conflict.ids]
+        ids += [prune.id for prune in self.prunes]
+        return tuple(ids)
+
+
+def plan_to_dict(plan: Plan) -> dict[str, Any]:
+    """The SPEC §7 JSON object of the plan."""
+    return {
+        "version": plan.version,
+        "user_id": plan.user_id,
+        "project_id": plan.project_id,
+        "generated_at": plan.generated_at,
+        "policy": dict(sorted(plan.policy.items())),
+        "policy_source": plan.policy_source,
+        "memory_count": plan.memory_count,
+        "merges": [{"ids": list(m.ids), "type": m.type, "merged_text": m.merged_text,
+                    "confidence": m.confidence, "similarity": m.similarity} for m in plan.merges],
+        "conflicts": [{"ids": list(c.ids), "type": c.type, "topic": c.topic,
+                       "likely_winner": c.likely_winner} for c in plan.conflicts],
+        "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason}
+                   for p in plan.prunes],
+        "fingerprints": dict(sorted(plan.fingerprints.items())),
+    }
+
+
+def plan_to_json(plan: Plan) -> str:
+    return json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=True, allow_nan=False)
+
+
+def plan_from_json(text: str | bytes) -> Plan:
+    """Parse and validate a plan file; any problem is a one-line `PlanError`."""
+    return plan_from_dict(_load_json(text))
+
+
+def _load_json(text: str | bytes) -> Any:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise PlanError("plan is not UTF-8 text") from None
+    if not isinstance(text, str):
+        raise PlanError(f"plan must be JSON text, got {type(text).__name__}")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise PlanError(f"plan is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise PlanError("plan is not valid JSON (nested too deeply)") from None
+
+
+def _reject_constant(name: str) -> None:
+    raise PlanError(f"plan is not valid JSON ({name} is not a number)")
+
+
+def plan_from_dict(data: Any) -> Plan:
+    """Validate the decoded JSON object of a plan file (see the module docstring)."""
+    reader = PlanReader.top(data)
+    plan = Plan(
+        version=reader.version(),
+        user_id=reader.text("user_id"),
+        project_id=reader.text("project_id"),
+        generated_at=reader.timestamp("generated_at"),
+        policy=reader.policy("policy"),
+        policy_source=reader.choice("policy_source", POLICY_SOURCES),
+        memory_count=reader.count("memory_count"),
+        merges=tuple(_merge(item) for item in reader.items("merges")),
+        conflicts=tuple(_conflict(item) for item in reader.items("conflicts")),
+        prunes=tuple(_prune(item) for item in reader.items("prunes")),
+        fingerprints=reader.string_map("fingerprints"),
+    )
+    _check_ids(plan)
+    return plan
+
+
+def _merge(item: PlanReader) -> MergeAction:
+    item.require_keys({"ids", "type", "merged_text", "confidence", "similarity"})
+    return MergeAction(ids=item.ids("ids", minimum=2), type=item.text("type"),
+                       merged_text=item.memory_text("merged_text"),
+                       confidence=item.fraction("confidence", optional=True),
+                       similarity=item.fraction("similarity"))
+
+
+def _conflict(item: PlanReader) -> ConflictAction:
+    item.require_keys({"ids", "type", "topic", "likely_winner"})
+    ids = item.ids("ids", minimum=2, maximum=2)
+    winner = item.text("likely_winner")
+    if winner != ids[0]:
+        raise PlanError(f"plan: {item.path}.likely_winner must be the first of its ids (A)")
+    return ConflictAction(ids=(ids[0], ids[1]), type=item.text("type"), topic=item.text("topic"),
+                          likely_winner=winner)
+
+
+def _prune(item: PlanReader) -> PruneAction:
+    item.require_keys({"id", "type", "age_days", "reason"})
+    return PruneAction(id=item.text("id"), type=item.text("type"), age_days=item.count("age_days"),
+                       reason=item.choice("reason", PRUNE_REASONS))
+
+
+def _check_ids(plan: Plan) -> None:
+    seen: set[str] = set()
+    for memory_id in plan.memory_ids:
+        if memory_id in seen:
+            raise PlanError(f"plan: memory {memory_id!r} appears in more than one action")
+        seen.add(memory_id)
+    missing = sorted(seen - set(plan.fingerprints))
+    if missing:
+        raise PlanError(f"plan: fingerprints has no entry for memory {missing[0]!r}")
+

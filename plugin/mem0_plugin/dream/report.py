@@ -1,0 +1,95 @@
+"""Dream's words on the terminal, exactly as SPEC §7 writes them. Pure functions, no I/O.
+
+Choices the SPEC leaves open:
+
+* `render_report` returns the block from ``## dream — consolidation report`` to the
+  ``Proposed: ... Apply? [Y/n]`` line, lines joined by ``\\n``, one blank line between
+  sections, no trailing newline and no trailing space. When the plan has no conflicts
+  that last line is the prompt itself: write the report followed by ``" "`` and read the
+  answer (SPEC: no second prompt is printed).
+* Counts are plain numbers, even for one item ("1 merges").
+* A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
+* "first 100 chars" is the first 100 characters of the stored text, then sanitised; no
+  ellipsis is added.
+* Everything that comes from memories or identity (ids, types, topics, texts, the project
+  id) goes through `sanitize.printable`, so the report is always one line per item and
+  can carry no terminal escape sequence.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..sanitize import printable
+from .plan import ConflictAction, MergeAction, Plan, PruneAction
+
+REPORT_TITLE = "## dream — consolidation report"
+NO_PROPOSALS = "Dream complete. No duplicate, contradictory, or stale memories found."
+APPLY_PROMPT = "Apply? [Y/n] "
+CANCELLED = "Cancelled. No changes made."
+AUTO_LOCK_BUSY = "[mem0-dream --auto] Another run in progress — skipping."
+MERGED_PREVIEW_CHARS = 100
+
+
+def no_memories_message(project_id: str) -> str:
+    return f"No memories found for project {printable(project_id)}. Nothing to consolidate."
+
+
+def _ref(memory_id: str) -> str:
+    return f"[mem0:{printable(memory_id)}]"
+
+
+def _pair(conflict: ConflictAction) -> str:
+    first, second = conflict.ids
+    return f'{_ref(first)} vs {_ref(second)} — "{printable(conflict.topic)}" [A/B/skip]'
+
+
+def merge_line(merge: MergeAction) -> str:
+    preview = printable(merge.merged_text[:MERGED_PREVIEW_CHARS])
+    return f'  {" + ".join(_ref(i) for i in merge.ids)} → "{preview}"'
+
+
+def conflict_line(conflict: ConflictAction) -> str:
+    return f"  {_pair(conflict)}"
+
+
+def prune_line(prune: PruneAction) -> str:
+    return f"  {_ref(prune.id)} — {printable(prune.type)}, {prune.age_days}d old"
+
+
+def proposed_line(plan: Plan) -> str:
+    return (f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, "
+            f"{len(plan.conflicts)} conflicts. Apply? [Y/n]")
+
+
+def _section(title: str, lines: Sequence[str]) -> list[str]:
+    return [f"{title} ({len(lines)}):", *lines, ""] if lines else []
+
+
+def render_report(plan: Plan) -> str:
+    """The SPEC §7 step 4 report; sections with no items are left out."""
+    lines = [REPORT_TITLE, ""]
+    lines += _section("Merges", [merge_line(m) for m in plan.merges])
+    lines += _section("Conflicts", [conflict_line(c) for c in plan.conflicts])
+    lines += _section("Prune", [prune_line(p) for p in plan.prunes])
+    lines.append(proposed_line(plan))
+    return "\n".join(lines)
+
+
+def conflict_prompt(index: int, total: int, conflict: ConflictAction) -> str:
+    """``Conflict <i>/<N>: [mem0:<A>] vs [mem0:<B>] — "<topic>" [A/B/skip]: `` (no newline)."""
+    return f"Conflict {index}/{total}: {_pair(conflict)}: "
+
+
+def summary_line(merged: int, pruned: int, resolved: int, skipped: int) -> str:
+    return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+
+
+def auto_summary_line(project: str, merged: int, pruned: int, conflicts_skipped: int) -> str:
+    return (f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
+            f"conflicts_skipped={conflicts_skipped}")
+
+
+def reminder_text(count: int) -> str:
+    return (f"mem0-dream detected {count} contradiction(s) requiring manual review. "
+            "Run /mem0:dream to resolve them interactively.")

@@ -1,0 +1,100 @@
+"""Dream's terminal text (SPEC §7 steps 2, 4, 5, 6 and --auto), character for character."""
+
+from __future__ import annotations
+
+import pytest
+
+from mem0_plugin.dream import report
+from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction
+
+
+def plan(merges=(), conflicts=(), prunes=()) -> Plan:
+    return Plan(user_id="alice", project_id="acme-api", generated_at="2026-11-29T12:00:00+00:00",
+                merges=merges, conflicts=conflicts, prunes=prunes)
+
+
+MERGE = MergeAction(ids=("m1", "m2"), type="decision", merged_text="Auth DB is PostgreSQL", confidence=0.8,
+                    similarity=0.67)
+CONFLICT = ConflictAction(ids=("c1", "c2"), type="decision", topic="Deploy", likely_winner="c1")
+PRUNE = PruneAction(id="p1", type="session_state", age_days=142, reason="retention")
+
+
+def test_full_report():
+    text = report.render_report(plan(merges=(MERGE,), conflicts=(CONFLICT,), prunes=(PRUNE,)))
+    assert text == (
+        "## dream — consolidation report\n"
+        "\n"
+        "Merges (1):\n"
+        '  [mem0:m1] + [mem0:m2] → "Auth DB is PostgreSQL"\n'
+        "\n"
+        "Conflicts (1):\n"
+        '  [mem0:c1] vs [mem0:c2] — "Deploy" [A/B/skip]\n'
+        "\n"
+        "Prune (1):\n"
+        "  [mem0:p1] — session_state, 142d old\n"
+        "\n"
+        "Proposed: 1 merges, 1 prunes, 1 conflicts. Apply? [Y/n]"
+    )
+
+
+@pytest.mark.parametrize(("merges", "conflicts", "prunes", "expected"), [
+    ((), (), (PRUNE, PruneAction(id="p2", type="decision", age_days=0, reason="low_confidence")),
+     "## dream — consolidation report\n\nPrune (2):\n  [mem0:p1] — session_state, 142d old\n"
+     "  [mem0:p2] — decision, 0d old\n\nProposed: 0 merges, 2 prunes, 0 conflicts. Apply? [Y/n]"),
+    ((), (CONFLICT,), (),
+     '## dream — consolidation report\n\nConflicts (1):\n  [mem0:c1] vs [mem0:c2] — "Deploy" [A/B/skip]\n\n'
+     "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]"),
+    ((MERGE,), (), (),
+     '## dream — consolidation report\n\nMerges (1):\n  [mem0:m1] + [mem0:m2] → "Auth DB is PostgreSQL"\n\n'
+     "Proposed: 1 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
+])
+def test_sections_with_no_items_are_left_out(merges, conflicts, prunes, expected):
+    assert report.render_report(plan(merges, conflicts, prunes)) == expected
+
+
+def test_a_merge_of_three_lists_every_id():
+    merge = MergeAction(ids=("a", "b", "c"), type="decision", merged_text="x", confidence=None, similarity=1.0)
+    assert report.merge_line(merge) == '  [mem0:a] + [mem0:b] + [mem0:c] → "x"'
+
+
+def test_merged_content_shows_its_first_100_characters():
+    text = "".join(str(i % 10) for i in range(150))
+    merge = MergeAction(ids=("a", "b"), type="t", merged_text=text, confidence=None, similarity=1.0)
+    assert report.merge_line(merge) == f'  [mem0:a] + [mem0:b] → "{text[:100]}"'
+
+
+def test_memory_text_cannot_drive_the_terminal():
+    merge = MergeAction(ids=("a\x1b[2J", "b"), type="t", merged_text="evil\x1b]0;title\x07\nProposed: 0 merges",
+                        confidence=None, similarity=1.0)
+    conflict = ConflictAction(ids=("c1", "c2"), type="t", topic="top\u202eic", likely_winner="c1")
+    prune = PruneAction(id="p1", type="ty\rpe", age_days=1, reason="retention")
+    text = report.render_report(plan((merge,), (conflict,), (prune,)))
+    assert "\x1b" not in text and "\u202e" not in text and "\r" not in text and "\x07" not in text
+    assert '  [mem0:a\\x1b[2J] + [mem0:b] → "evil\\x1b]0;title\\x07 Proposed: 0 merges"' in text.splitlines()
+    assert '  [mem0:c1] vs [mem0:c2] — "top\\u202eic" [A/B/skip]' in text.splitlines()
+    assert "  [mem0:p1] — ty\\rpe, 1d old" in text.splitlines()
+    assert len(text.splitlines()) == 12
+
+
+def test_conflict_prompt():
+    assert report.conflict_prompt(2, 3, CONFLICT) == 'Conflict 2/3: [mem0:c1] vs [mem0:c2] — "Deploy" [A/B/skip]: '
+    sneaky = ConflictAction(ids=("c1", "c2"), type="t", topic="a\nb", likely_winner="c1")
+    assert report.conflict_prompt(1, 1, sneaky) == 'Conflict 1/1: [mem0:c1] vs [mem0:c2] — "a b" [A/B/skip]: '
+
+
+@pytest.mark.parametrize(("actual", "expected"), [
+    (report.NO_PROPOSALS, "Dream complete. No duplicate, contradictory, or stale memories found."),
+    (report.no_memories_message("acme-api"), "No memories found for project acme-api. Nothing to consolidate."),
+    (report.no_memories_message("evil\x1b[2J"), "No memories found for project evil\\x1b[2J. Nothing to consolidate."),
+    (report.APPLY_PROMPT, "Apply? [Y/n] "),
+    (report.CANCELLED, "Cancelled. No changes made."),
+    (report.summary_line(2, 3, 1, 4), "Dream complete — merged: 2, pruned: 3, conflicts resolved: 1, skipped: 4"),
+    (report.auto_summary_line("acme-api", 2, 5, 1),
+     "[mem0-dream --auto] project=acme-api  merged=2  pruned=5  conflicts_skipped=1"),
+    (report.reminder_text(3),
+     "mem0-dream detected 3 contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively."),
+    (report.AUTO_LOCK_BUSY, "[mem0-dream --auto] Another run in progress — skipping."),
+    (report.proposed_line(plan()), "Proposed: 0 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
+])
+def test_messages(actual, expected):
+    assert actual == expected
