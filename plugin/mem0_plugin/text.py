@@ -9,7 +9,7 @@ import math
 import re
 from typing import Iterable
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+WORD_PATTERN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # a word, as written
 
 STOP_WORDS = frozenset("""
 a about above after again against all also always am an and any are as at be because been
@@ -46,13 +46,18 @@ def fold_plural(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Every word token of the text, lower-cased, in order (apostrophes kept inside words)."""
-    return [w.replace("’", "'") for w in _WORD.findall(text.lower())]
+    return [w.replace("’", "'") for w in WORD_PATTERN.findall(text.lower())]
+
+
+def significant_of(tokens: Iterable[str]) -> frozenset[str]:
+    """The significant words among already-split, lower-cased tokens."""
+    return frozenset(fold_plural(w) for w in tokens
+                     if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
 
 
 def significant_words(text: str) -> frozenset[str]:
     """The set of significant words: no stop words, no negations, plurals folded."""
-    return frozenset(fold_plural(w) for w in words(text)
-                     if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
+    return significant_of(words(text))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

@@ -34,11 +34,10 @@ from typing import Callable
 
 from ..errors import InvalidInputError
 from ..records import Memory
-from ..text import NEGATIONS, STOP_WORDS, fold_plural, words
+from ..text import NEGATIONS, STOP_WORDS, WORD_PATTERN, fold_plural, significant_of, words
 from ..timeutil import parse_timestamp, to_micros
 from .lexicon import CANONICAL_PREDICATE, QUALIFIERS, WEAK_WORDS, canonical
 
-_CASED_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _ASCII_CAPITALISED_WORD = re.compile(r"\b[^\W_]*[A-Z][^\W_]*(?:['’][^\W_]+)?")
 _DIGIT = re.compile(r"\d")
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")
@@ -104,13 +103,13 @@ class TextFeatures:
 def text_features(text: str) -> TextFeatures:
     tokens = words(text)
     all_words = set(tokens)
-    sig = _significant(all_words)
+    sig = significant_of(all_words)
     literal_spans, rest = _literals(text)
     names = _names(rest)
     literals = frozenset(filter(None, map(_normalise, literal_spans)))
     if literals:  # the predicate is what the text says outside its literals
         values = literals
-        predicate = _significant(set(words(rest))) - WEAK_WORDS
+        predicate = significant_of(set(words(rest))) - WEAK_WORDS
     else:
         values = names - WEAK_WORDS
         predicate = sig - values - WEAK_WORDS
@@ -118,11 +117,6 @@ def text_features(text: str) -> TextFeatures:
     return TextFeatures(sig=sig, negated=not all_words.isdisjoint(NEGATIONS),
                         qualifiers=frozenset(all_words & QUALIFIERS), literals=literals,
                         names=names, values=values, frame=frame)
-
-
-def _significant(tokens: set[str]) -> frozenset[str]:
-    """`text.significant_words` from already-split words (the same rule; a test keeps them equal)."""
-    return frozenset(fold_plural(w) for w in tokens if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
 
 
 def _literals(text: str) -> tuple[list[str], str]:
@@ -159,7 +153,7 @@ def _normalise(span: str) -> str:
 
 def cased_words(text: str) -> list[str]:
     """The word tokens of `text` as written (the tokenizer of `text.words`, without lower-casing)."""
-    return _CASED_WORD.findall(text)
+    return WORD_PATTERN.findall(text)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -167,7 +161,7 @@ def _names(text: str) -> frozenset[str]:
     if text.isascii():
         matches = _ASCII_CAPITALISED_WORD.finditer(text)  # fast path: only words with a capital
     else:
-        matches = _CASED_WORD.finditer(text)
+        matches = WORD_PATTERN.finditer(text)
     return frozenset(fold_plural(m.group().lower()) for m in matches
                      if _is_name(m.group(), _starts_sentence(text, m.start())))
 

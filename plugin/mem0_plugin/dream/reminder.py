@@ -13,9 +13,9 @@ import uuid
 from ..identity import Identity
 from ..records import SUPERSEDED, Memory
 from ..store import SqliteStore
+from .analysis import REMINDER_SOURCE
 from .report import reminder_text
 
-REMINDER_SOURCE = "mem0-dream-auto"
 REMINDER_TYPE = "task_learning"
 
 
