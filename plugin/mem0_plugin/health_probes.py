@@ -169,7 +169,7 @@ def time_search(store: SqliteStore, identity: Identity) -> tuple[float | None, s
 
 def _purge_history(writer, user_id: str, memory_id: str) -> None:
     # The probe is the tool's own artifact, not a user's memory: its history goes with it.
-    writer._execute("DELETE FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
+    writer.purge_history(user_id, memory_id)
 
 
 def _remove_probe(writer, probe: Memory) -> None:
@@ -215,14 +215,14 @@ def inspect_lock(path: Path, now: Callable[[], float] = time.time) -> health.Loc
         return health.LockProbe(path, "unusable", error=f"cannot inspect {path}: {exc.strerror}. "
                                 f"Set {autolock.LOCK_PATH_ENV} to a path you can use.")
     try:
-        autolock._check_is_plain_file(path, st)
+        autolock.check_is_plain_file(path, st)
     except ConfigError as exc:
         return health.LockProbe(path, "unusable", error=str(exc))
     holder = _read_lock(path)
     if holder is False:
         return _free_lock(path)
-    stale = autolock._is_stale(holder, st, now(), autolock.STALE_AFTER_SECONDS)
-    dead = holder is not None and autolock._holder_is_dead(holder)
+    stale = autolock.is_stale(holder, st, now(), autolock.STALE_AFTER_SECONDS)
+    dead = holder is not None and autolock.holder_is_dead(holder)
     since = holder.epoch if holder is not None and holder.epoch is not None else st.st_mtime
     pid, host = (holder.pid, holder.host) if holder is not None else (None, None)
     if stale and st.st_uid != os.geteuid():
@@ -242,7 +242,7 @@ def _read_lock(path: Path):
     except OSError:
         return None
     try:
-        return autolock._read_holder(fd)
+        return autolock.read_holder(fd)
     finally:
         os.close(fd)
 

@@ -129,7 +129,7 @@ class LockInfo:
 
 
 @dataclass(frozen=True)
-class _Holder:
+class Holder:
     """What an existing lock file says; a field is None when missing or malformed."""
 
     epoch: Optional[float]
@@ -271,8 +271,8 @@ def _remove_if_stale(path: Path, now: Callable[[], float], stale_after: float) -
         st = os.fstat(fd)
         if st.st_nlink == 0:
             return  # removed by another taker since we opened it: start over
-        _check_is_plain_file(path, st)
-        if not _is_stale(_read_holder(fd), st, now(), stale_after):
+        check_is_plain_file(path, st)
+        if not is_stale(read_holder(fd), st, now(), stale_after):
             raise _busy(path)
         _check_owned_by_us(path, st)
         if not _try_flock(fd):
@@ -289,7 +289,7 @@ def _unlink_under_flock(path: Path, fd: int, now: Callable[[], float], stale_aft
     st = os.fstat(fd)
     if not _path_names(path, st):
         return  # already replaced or removed by another taker: start over
-    if not _is_stale(_read_holder(fd), st, now(), stale_after):
+    if not is_stale(read_holder(fd), st, now(), stale_after):
         raise _busy(path)
     os.unlink(path)
 
@@ -304,15 +304,15 @@ def _open_existing(path: Path, now: Callable[[], float], stale_after: float) -> 
         st = _lstat_or_none(path)
         if st is None:
             return None
-        _check_is_plain_file(path, st)  # ELOOP from O_NOFOLLOW lands here as "symlink"
+        check_is_plain_file(path, st)  # ELOOP from O_NOFOLLOW lands here as "symlink"
         if st.st_uid != os.geteuid():
-            if not _is_stale(None, st, now(), stale_after):
+            if not is_stale(None, st, now(), stale_after):
                 raise _busy(path)
             _check_owned_by_us(path, st)
         raise ConfigError(f"cannot read the lock file {path}: {exc.strerror or exc}") from None
 
 
-def _check_is_plain_file(path: Path, st: os.stat_result) -> None:
+def check_is_plain_file(path: Path, st: os.stat_result) -> None:
     if stat.S_ISLNK(st.st_mode):
         raise ConfigError(
             f"the lock path {path} is a symbolic link; refusing to follow it. "
@@ -352,14 +352,14 @@ def _try_flock(fd: int) -> bool:
 # ---------------------------------------------------------------- judging a holder
 
 
-def _is_stale(holder: Optional[_Holder], st: os.stat_result, now: float, stale_after: float) -> bool:
-    if holder is not None and _holder_is_dead(holder):
+def is_stale(holder: Optional[Holder], st: os.stat_result, now: float, stale_after: float) -> bool:
+    if holder is not None and holder_is_dead(holder):
         return True
     written_at = holder.epoch if holder is not None and holder.epoch is not None else st.st_mtime
     return abs(now - written_at) >= stale_after
 
 
-def _holder_is_dead(holder: _Holder) -> bool:
+def holder_is_dead(holder: Holder) -> bool:
     if holder.pid is None or holder.host != socket.gethostname():
         return False
     return not _pid_alive(holder.pid)
@@ -375,7 +375,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _read_holder(fd: int) -> Optional[_Holder]:
+def read_holder(fd: int) -> Optional[Holder]:
     """Parse the lock content; None when it is not a JSON object (empty, partial, junk)."""
     try:
         data = json.loads(os.pread(fd, _MAX_READ, 0).decode("utf-8"))
@@ -383,7 +383,7 @@ def _read_holder(fd: int) -> Optional[_Holder]:
         return None
     if not isinstance(data, dict):
         return None
-    return _Holder(
+    return Holder(
         epoch=_recorded_epoch(data),
         pid=_positive_int(data.get("pid")),
         host=data.get("host") if isinstance(data.get("host"), str) else None,
@@ -414,7 +414,7 @@ def _release(held: _Held) -> None:
     """Unlink the lock only if the path still names our inode with our pid and token."""
     try:
         fcntl.flock(held.fd, fcntl.LOCK_EX)
-        holder = _read_holder(held.fd)
+        holder = read_holder(held.fd)
         ours = holder is not None and holder.pid == held.info.pid and holder.token == held.info.token
         if ours and _path_names(held.info.path, os.fstat(held.fd)):
             os.unlink(held.info.path)

@@ -34,7 +34,8 @@ import math
 from typing import Callable, Sequence
 
 SEARCH_BUDGET = 8_000
-FIRST_BATCH = 64
+FIRST_BATCH = 32  # candidates read from `memories` at first (then 4x as many each time)
+FIRST_LIMIT = 512  # candidates ranked at first (ranking all costs about the same)
 
 # The token count FTS5 keeps per row (`docsize`) is a varint: one byte below 128. A longer
 # row counts as 128, a lower bound, which can only rank it earlier: never a missed result.
@@ -81,6 +82,6 @@ def ranked_candidates(query: Query, selected: Sequence[str], rest: Sequence[str]
         f"SELECT hit, shared, max({_LENGTH}, shared) AS size FROM "
         f"(SELECT hit, count(*) AS shared FROM ({hits}) GROUP BY hit) "
         f"JOIN memories_fts_docsize ON id = hit "
-        f"ORDER BY shared * shared * 1.0 / size DESC, hit LIMIT {int(limit)}",
+        f"ORDER BY (shared * shared * 1048576) / size DESC, hit LIMIT {int(limit)}",
         matches)
     return [(rowid, score(shared, query_size, size)) for rowid, shared, size in rows]

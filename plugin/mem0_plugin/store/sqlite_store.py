@@ -272,7 +272,7 @@ class SqliteStore:
             selected, rest = lexical.select_terms(frequencies, budget)
             if not selected:
                 return
-            limit, position, batch = lexical.FIRST_BATCH, 0, lexical.FIRST_BATCH
+            limit, position, batch = lexical.FIRST_LIMIT, 0, lexical.FIRST_BATCH
             ranked = lexical.ranked_candidates(self._query, selected, rest, len(terms), limit)
             while True:
                 if position >= len(ranked):
@@ -363,9 +363,11 @@ class Writer:
 
     def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list[Memory]:
         """Active memories of one project whose `metadata.source` is `source`, oldest first."""
+        # json_valid: a row whose metadata another tool left malformed is no reminder, not an error
         rows = self._execute(
             f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
-            "AND json_extract(metadata, '$.source') = ? ORDER BY created_us, id", (user_id, app_id, source)).fetchall()
+            "AND json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source') = ? "
+            "ORDER BY created_us, id", (user_id, app_id, source)).fetchall()
         return [row_to_memory(r) for r in rows]
 
     def exists(self, memory_id: str) -> bool:
@@ -404,6 +406,10 @@ class Writer:
                       (memory_id, user_id, event, actor, self.now,
                        json.dumps(_with_version(before), ensure_ascii=False) if before else None,
                        json.dumps(_with_version(after), ensure_ascii=False) if after else None))
+
+    def purge_history(self, user_id: str, memory_id: str) -> None:
+        """Forget a memory's history entirely (only for the health probe's own throwaway rows)."""
+        self._execute("DELETE FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
 
     def last_deleted(self, user_id: str, memory_id: str) -> dict | None:
         row = self._execute("SELECT before FROM history WHERE user_id = ? AND memory_id = ? "
