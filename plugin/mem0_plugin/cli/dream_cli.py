@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import InvalidInputError, LockBusyError, PlanError, ScopeError
 from ..identity import Identity
+from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
 from ..dream import report
@@ -40,10 +41,10 @@ def _recover(store: SqliteStore, identity: Identity) -> None:
 
 
 def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: ApplyOutcome) -> int:
-    if outcome.skipped == 0:
+    if not outcome.conflicts_left:
         retire_reminders(store, identity)
     for note in outcome.stale:
-        term.line(f"Not applied — {note}")
+        term.line(f"Not applied — {printable(note)}")
     term.line(report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped))
     return 0
 
@@ -78,7 +79,7 @@ def cmd_plan(args, identity: Identity) -> int:
         plan = make_plan(store, identity, _now(args))
     if args.json:
         text = plan_to_json(plan)
-        if args.output:
+        if args.output is not None and args.output != "-":
             _write_file(args.output, text + "\n")
         else:
             print(text)
@@ -94,11 +95,17 @@ def cmd_plan(args, identity: Identity) -> int:
 
 def _write_file(path: str, text: str) -> None:
     target = Path(path)
+    if not target.name or target.is_dir():
+        raise InvalidInputError(f"cannot write {path or repr(path)}: not a file name")
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         temp.write_text(text, encoding="utf-8")
         temp.replace(target)
     except OSError as exc:
+        try:
+            temp.unlink(missing_ok=True)  # no half-written file left behind (e.g. -o names a directory)
+        except OSError:
+            pass
         raise InvalidInputError(f"cannot write {path}: {exc.strerror}") from None
 
 
@@ -171,6 +178,8 @@ def _auto_run(args, identity: Identity) -> int:
             print(report.no_memories_message(identity.project_id))
             return 0
         outcome = apply_plan(store, identity, plan, {})
+        for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
+            print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
         if plan.conflicts:
             leave_reminder(store, identity, len(plan.conflicts))
         else:
@@ -199,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
     modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")
     parser.add_argument("--json", action="store_true", help="with --plan: write the plan as JSON")
-    parser.add_argument("-o", "--output", help="with --plan --json: the file to write")
+    parser.add_argument("-o", "--output", help="with --plan --json: the file to write ('-' = stdout)")
     parser.add_argument("--resolve", action="append", metavar="ID=A|B|skip",
                         help="with --apply: how to settle a conflict (repeatable; unnamed ones are skipped)")
     parser.add_argument("--yes", action="store_true", help="with --apply: do not ask for confirmation")
@@ -208,8 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if (args.json or args.output) and not args.plan:
+    if (args.json or args.output is not None) and not args.plan:
         parser.error("--json and -o go with --plan")
+    if args.output is not None and not args.json:
+        parser.error("-o goes with --plan --json")
     if (args.resolve or args.yes) and not args.apply:
         parser.error("--resolve and --yes go with --apply")
 

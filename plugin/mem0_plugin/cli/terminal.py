@@ -26,6 +26,10 @@ class Terminal:
 
     @classmethod
     def standard(cls) -> "Terminal":
+        try:  # an undecodable answer (strict UTF-8 locale) is a wrong answer, asked again, not a crash
+            sys.stdin.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            pass
         return cls(sys.stdin, sys.stdout, sys.stderr, colour=sys.stdout.isatty())
 
     def write(self, text: str) -> None:

@@ -6,21 +6,30 @@ first action; a run killed at any point is completed by the next run (`recover`)
 which replays only the steps not yet journaled. Every action first checks that each
 memory it touches still has the version fetched (`fingerprints`): a memory changed
 since is never written over, and its action is reported as skipped.
+
+Applying and recovering hold an exclusive `flock` on ``<store file>.dream-apply.lock``
+for their whole duration: a run's journal is "open" while it applies, so without it a
+second process (a cron `--auto` next to an interactive run) would take a live run for
+an interrupted one and replay its steps concurrently. The kernel drops the flock when
+its holder dies, `kill -9` included, so an interrupted run is recoverable at once.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
 
-from ..errors import StaleWriteError
+from ..errors import InvalidInputError, StaleWriteError, StoreError
 from ..identity import Identity
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store import SqliteStore
 from ..store.sqlite_store import Writer
+from .analysis import takes_part
 from .plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
 
 ACTOR = "mem0-dream"
@@ -41,6 +50,12 @@ class ApplyOutcome:
     resolved: int = 0
     skipped: int = 0  # conflicts the user (or --auto) skipped
     stale: list[str] = field(default_factory=list)  # actions not applied: a memory changed since the plan
+    stale_resolutions: int = 0  # conflicts the user settled that could not be applied
+
+    @property
+    def conflicts_left(self) -> bool:
+        """Whether this run leaves a contradiction unresolved (the reminder must stay)."""
+        return self.skipped > 0 or self.stale_resolutions > 0
 
 
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
@@ -59,11 +74,15 @@ def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] |
         memory = writer.get(plan.user_id, memory_id)
         if memory is None:
             return f"{memory_id} no longer exists"
+        if memory.app_id != plan.project_id:  # an edited plan must not reach another project
+            return f"{memory_id} is not a memory of project {plan.project_id}"
         expected = plan.fingerprints.get(memory_id)
         if expected is not None and str(memory.version) != expected:
             return f"{memory_id} changed since the plan was made"
-        if memory.lifecycle_state != ACTIVE or memory.immutable:
-            return f"{memory_id} is {memory.lifecycle_state if memory.lifecycle_state != ACTIVE else 'immutable'}"
+        if memory.lifecycle_state != ACTIVE:
+            return f"{memory_id} is {memory.lifecycle_state}"
+        if not takes_part(memory):  # a plan file may name anything; SPEC §7 step 2 still holds
+            return f"{memory_id} is immutable, pinned, excluded from dream or dream's reminder"
         found.append(memory)
     return found
 
@@ -105,7 +124,8 @@ CrashHook = Callable[[int], None]
 
 
 def _crash_point_from_env() -> CrashHook:
-    """Fault injection for tests: MEM0_DREAM_CRASH_AFTER=N kills the process after N journaled steps."""
+    """Fault injection for tests: MEM0_DREAM_CRASH_AFTER=N kills the process (exit 137, no cleanup)
+    right after the N-th journaled step; N=0 right after the plan is journaled, before the first step."""
     limit = os.environ.get("MEM0_DREAM_CRASH_AFTER")
     if not limit or not limit.isdigit():
         return lambda done: None
@@ -126,8 +146,8 @@ def _execute(store: SqliteStore, plan: Plan, identity: Identity, run_id: str, st
             with store.write() as writer:
                 reason = _run_step(writer, plan, identity, step)
                 writer.journal_step(run_id, index, step.kind, "stale" if reason else "applied", reason)
-        except StaleWriteError as exc:
-            reason = str(exc)
+        except (StaleWriteError, InvalidInputError) as exc:  # changed meanwhile, or a stored record that cannot
+            reason = str(exc)                                # be rewritten (corrupt timestamp): skip, never abort
             with store.write() as writer:
                 writer.journal_step(run_id, index, step.kind, "stale", reason)
         _count(outcome, step, "stale" if reason else "applied", reason)
@@ -137,6 +157,7 @@ def _execute(store: SqliteStore, plan: Plan, identity: Identity, run_id: str, st
 def _count(outcome: ApplyOutcome, step: Step, result: str, reason: str = "") -> None:
     if result != "applied":
         outcome.stale.append(f"{step.kind} {_label(step)}: {reason or 'skipped'}")
+        outcome.stale_resolutions += step.kind == "resolve"
     elif step.kind == "merge":
         outcome.merged += 1
     elif step.kind == "resolve":
@@ -158,23 +179,49 @@ def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: 
     if not steps:
         return outcome
     run_id = str(uuid.uuid4())
-    with store.write() as writer:
-        writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
-                             json.dumps(dict(resolutions), sort_keys=True))
-    _execute(store, plan, identity, run_id, steps, {}, outcome, crash or _crash_point_from_env())
-    with store.write() as writer:
-        writer.journal_finish(run_id)
+    with _applying(store):
+        with store.write() as writer:
+            writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
+                                 json.dumps(dict(resolutions), sort_keys=True))
+        crash = crash or _crash_point_from_env()
+        crash(0)
+        _execute(store, plan, identity, run_id, steps, {}, outcome, crash)
+        with store.write() as writer:
+            writer.journal_finish(run_id)
     return outcome
 
 
 def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, ApplyOutcome]]:
-    """Complete every run of this scope that was interrupted while applying."""
-    for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
-        plan = plan_from_json(plan_json)
-        resolutions = json.loads(resolutions_json)
-        outcome = ApplyOutcome()
-        _execute(store, plan, identity, run_id, plan_steps(plan, resolutions),
-                 store.journal_steps(run_id), outcome, lambda done: None)
-        with store.write() as writer:
-            writer.journal_finish(run_id)
-        yield run_id, outcome
+    """Complete every run of this scope that was interrupted while applying.
+
+    Waits for a run another process is applying right now (see the module docstring):
+    that one is not interrupted, and finds nothing left open once it is done."""
+    with _applying(store):
+        for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
+            plan = plan_from_json(plan_json)
+            resolutions = json.loads(resolutions_json)
+            outcome = ApplyOutcome()
+            _execute(store, plan, identity, run_id, plan_steps(plan, resolutions),
+                     store.journal_steps(run_id), outcome, lambda done: None)
+            with store.write() as writer:
+                writer.journal_finish(run_id)
+            yield run_id, outcome
+
+
+@contextmanager
+def _applying(store: SqliteStore) -> Iterator[None]:
+    """Hold the store's apply lock (blocking) for the duration of the block."""
+    path = getattr(store, "path", None)
+    if path is None:  # a store without a local file has nothing to share with another process here
+        yield
+        return
+    lock_path = f"{path}.dream-apply.lock"
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise StoreError(f"cannot open the apply lock {lock_path}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

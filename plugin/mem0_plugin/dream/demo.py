@@ -42,6 +42,9 @@ def demo_store(now: datetime) -> Iterator[tuple[Identity, SqliteStore]]:
     data = sample()
     with tempfile.TemporaryDirectory(prefix="mem0-dream-demo-") as tmp:
         home = Path(tmp)
+        # An empty mem0.md: the built-in retention applies even when the temporary
+        # directory lies inside some project that has its own mem0.md.
+        (home / "mem0.md").write_text("# mem0 dream demo\n", encoding="utf-8")
         identity = Identity(user_id=DEMO_USER, project_id=data["project"], branch="main", home=home,
                             store_url=default_store_url(home), cwd=home)
         with open_store(identity.store_url) as store:

@@ -39,13 +39,14 @@ def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | Non
     where = scoped_filter(caller, {"AND": [{"user_id": identity.user_id}, {"app_id": identity.project_id}]})
     memories: dict[str, Memory] = {}
     page_number: int | None = 1
-    while page_number is not None:
-        page = store.page(identity.user_id, where, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE)
-        for memory in page.results:
-            memories.setdefault(memory.id, memory)
-        if progress:
-            progress(len(memories), page.count)
-        page_number = page.next
+    with store.read_snapshot():  # the pages of one moment: a concurrent delete must not shift a memory out
+        while page_number is not None:
+            page = store.page(identity.user_id, where, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE)
+            for memory in page.results:
+                memories.setdefault(memory.id, memory)
+            if progress:
+                progress(len(memories), page.count)
+            page_number = page.next
     return list(memories.values())
 
 
