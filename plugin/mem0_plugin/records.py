@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .errors import InvalidInputError
+from .sanitize import printable
 from .timeutil import normalize_timestamp, parse_timestamp
 
 ACTIVE, MERGED, SUPERSEDED = "active", "merged", "superseded"
@@ -48,11 +49,11 @@ class Memory:
 
     @property
     def confidence(self) -> float | None:
-        """`metadata.confidence` when it is a finite number; None (unknown) otherwise."""
+        """`metadata.confidence` when it is a number in 0..1 (SPEC §4); None (unknown) otherwise."""
         value = self.metadata.get("confidence")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
-        return float(value) if math.isfinite(value) else None
+        return float(value) if math.isfinite(value) and 0 <= value <= 1 else None
 
     @property
     def pinned(self) -> bool:
@@ -126,6 +127,8 @@ def optional_str(value: object, name: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise InvalidInputError(f"{name} must be a string, got {type(value).__name__}")
+    if printable(value) != value:  # ids and scopes are printed: no control, bidi or line-break characters
+        raise InvalidInputError(f"{name} must be one line of printable text: {reprlib.repr(value)}")
     return value
 
 
@@ -138,26 +141,33 @@ def _imported_metadata(record: Mapping[str, Any]) -> dict[str, Any]:
     return validate_metadata(metadata)
 
 
+def _given(record: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """The field's value; `default` when it is absent, null or "" (a `[]` or `0` is a wrong type, not absent)."""
+    value = record.get(key)
+    return default if value is None or value == "" else value
+
+
 def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None,
                        now: str) -> Memory:
     """Validate one imported record (SPEC §4 shape); missing ids and scope take defaults."""
     if not isinstance(record, Mapping):
         raise InvalidInputError(f"a record must be a JSON object, got {type(record).__name__}")
     text = record.get("memory", record.get("text"))
-    state = record.get("lifecycle_state") or ACTIVE
+    state = _given(record, "lifecycle_state", ACTIVE)
     if state not in LIFECYCLE_STATES:
         raise InvalidInputError(f"lifecycle_state must be one of {', '.join(LIFECYCLE_STATES)}: {reprlib.repr(state)}")
-    sources = record.get("source_memory_ids") or []
-    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+    sources = _given(record, "source_memory_ids", [])
+    if not isinstance(sources, list) or not all(isinstance(s, str) and printable(s) == s for s in sources):
         raise InvalidInputError("source_memory_ids must be a list of ids")
     immutable = record.get("immutable")
     immutable = False if immutable is None else immutable  # the Mem0 platform may export null
     if not isinstance(immutable, bool):
         raise InvalidInputError(f"immutable must be true or false: {reprlib.repr(immutable)}")
-    created = normalize_timestamp(record["created_at"], "created_at") if record.get("created_at") else now
+    created = now if _given(record, "created_at") is None else normalize_timestamp(record["created_at"], "created_at")
     if parse_timestamp(created) > parse_timestamp(now) + CLOCK_SKEW:
         raise InvalidInputError(f"created_at is in the future: {created}")
-    updated = normalize_timestamp(record["updated_at"], "updated_at") if record.get("updated_at") else created
+    updated = created if _given(record, "updated_at") is None else normalize_timestamp(record["updated_at"],
+                                                                                       "updated_at")
     return Memory(
         id=optional_str(record.get("id"), "id") or new_memory_id(),
         memory=validate_text(text),

@@ -44,3 +44,17 @@ _ESCAPES = _escape_table()
 def printable(text: str) -> str:
     """`text` as one inert line: control characters, escape sequences and bidi controls made visible."""
     return text.replace("\r\n", "\n").translate(_ESCAPES)
+
+
+# JSON text keeps C0 controls escaped already (json.dumps does); what it leaves raw and a terminal
+# acts on — DEL, the C1 controls (8-bit CSI/OSC), bidi controls, line separators, lone surrogates —
+# is written as a \uXXXX escape: outside strings JSON text never holds these characters, inside
+# them the escape is the same character to any JSON reader.
+_JSON_ESCAPES = MappingProxyType({code: f"\\u{code:04x}" for code in
+                                  (0x7F, *range(0x80, 0xA0), *_BIDI_CHARS, 0x2028, 0x2029, *range(0xD800, 0xE000))})
+
+
+def inert_json(text: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) made safe to print: the same JSON value,
+    with the characters that could drive a terminal written as escapes."""
+    return text.translate(_JSON_ESCAPES)

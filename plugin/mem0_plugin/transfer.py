@@ -10,6 +10,7 @@ from .errors import InvalidInputError, Mem0PluginError
 from .importer import parse_records
 from .operations import Caller
 from .records import Memory, memory_from_record
+from .sanitize import inert_json
 from .timeutil import format_timestamp, utc_now
 
 
@@ -74,4 +75,4 @@ def export_lines(caller: Caller, *, all_projects: bool = False) -> Iterator[str]
     """One JSON line per memory of the scope, every lifecycle state, stable order."""
     app = None if all_projects else caller.identity.project_id
     for memory in caller.store.iter_scope(caller.user_id, app):
-        yield json.dumps(memory.to_dict(), ensure_ascii=False)
+        yield inert_json(json.dumps(memory.to_dict(), ensure_ascii=False))

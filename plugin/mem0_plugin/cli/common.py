@@ -12,6 +12,7 @@ from typing import Callable
 
 from ..errors import Mem0PluginError
 from ..identity import Identity, resolve_identity
+from ..sanitize import printable
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -46,7 +47,7 @@ def run_command(prog: str, body: Callable[[argparse.Namespace], int], args: argp
     try:
         return body(args)
     except Mem0PluginError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {printable(str(exc))}", file=sys.stderr)  # may echo input: one inert line
         if getattr(args, "debug", False):
             traceback.print_exc()
         return exc.exit_code
@@ -58,7 +59,7 @@ def run_command(prog: str, body: Callable[[argparse.Namespace], int], args: argp
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except Exception as exc:  # a bug: one line unless --debug
-        print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+        print(f"{prog}: internal error: {type(exc).__name__}: {printable(str(exc))} (rerun with --debug for details)",
               file=sys.stderr)
         if getattr(args, "debug", False):
             traceback.print_exc()

@@ -21,6 +21,7 @@ import sys
 from .. import forget, operations
 from ..errors import InvalidInputError, NotFoundError
 from ..records import Memory
+from ..sanitize import inert_json
 from ..store import open_store
 from .common import identity_arguments, identity_from, run_command
 from .terminal import Terminal
@@ -30,7 +31,7 @@ ACTOR = "mem0-forget"
 
 
 def _print_json(value) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(inert_json(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 def _report_deleted(term: Terminal, ids: list[str]) -> None:

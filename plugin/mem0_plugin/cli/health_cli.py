@@ -22,6 +22,7 @@ from ..identity import Identity
 from ..mem0_config import find_mem0_config, parse_categories, read_config_text
 from ..quality import QualityReport, known_types, render_findings, render_summary, report_to_dict, scan_quality
 from ..records import Memory
+from ..sanitize import inert_json
 from ..store import SqliteStore
 from ..timeutil import parse_timestamp, utc_now
 from .common import identity_arguments, identity_from, run_command
@@ -127,9 +128,9 @@ def cmd_health(args: argparse.Namespace) -> int:
     now = parse_timestamp(args.now, "--now") if args.now else utc_now()
     results, quality = run_checks(args, now)
     if args.json:
-        print(json.dumps({"ok": not health.any_failed(results), "checks": [r.to_dict() for r in results],
-                          "quality": report_to_dict(quality) if quality is not None else None},
-                         indent=2, ensure_ascii=False))
+        print(inert_json(json.dumps({"ok": not health.any_failed(results), "checks": [r.to_dict() for r in results],
+                                     "quality": report_to_dict(quality) if quality is not None else None},
+                                    indent=2, ensure_ascii=False)))
     else:
         print(render_text(results, quality, args.deep))
     return 1 if health.any_failed(results) else 0

@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import operations, transfer
 from ..errors import InvalidInputError
 from ..records import Memory
-from ..sanitize import printable
+from ..sanitize import inert_json, printable
 from ..store import open_store
 from .common import Parser, identity_arguments, identity_from, run_command
 
@@ -36,7 +36,7 @@ def _json_arg(text: str | None, name: str):
 
 
 def _print_json(value) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(inert_json(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
 def _line(record: dict) -> str:

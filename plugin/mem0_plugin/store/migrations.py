@@ -76,6 +76,39 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, step)
     );
     """,
+    # 2: for pages at 100k memories. The paging index also holds lifecycle_state, so OFFSET skips
+    # rows inside the index without reading them; memory_counts keeps the count per (user,
+    # project, state) in the same transaction as every change, so a page's count reads no rows.
+    # app_key is '=' || app_id, or '' for no project (NULL cannot be part of a unique key).
+    """
+    CREATE INDEX memories_app_page ON memories (user_id, app_id, created_us, id, lifecycle_state);
+    DROP INDEX memories_app_order;
+    CREATE TABLE memory_counts (
+        user_id TEXT NOT NULL,
+        app_key TEXT NOT NULL,
+        lifecycle_state TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (user_id, app_key, lifecycle_state)
+    ) WITHOUT ROWID;
+    INSERT INTO memory_counts (user_id, app_key, lifecycle_state, n)
+        SELECT user_id, coalesce('=' || app_id, ''), lifecycle_state, count(*) FROM memories GROUP BY 1, 2, 3;
+    CREATE TRIGGER memory_counts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_counts (user_id, app_key, lifecycle_state, n)
+            VALUES (new.user_id, coalesce('=' || new.app_id, ''), new.lifecycle_state, 1)
+            ON CONFLICT (user_id, app_key, lifecycle_state) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER memory_counts_delete AFTER DELETE ON memories BEGIN
+        UPDATE memory_counts SET n = n - 1 WHERE user_id = old.user_id
+            AND app_key = coalesce('=' || old.app_id, '') AND lifecycle_state = old.lifecycle_state;
+    END;
+    CREATE TRIGGER memory_counts_update AFTER UPDATE OF user_id, app_id, lifecycle_state ON memories BEGIN
+        UPDATE memory_counts SET n = n - 1 WHERE user_id = old.user_id
+            AND app_key = coalesce('=' || old.app_id, '') AND lifecycle_state = old.lifecycle_state;
+        INSERT INTO memory_counts (user_id, app_key, lifecycle_state, n)
+            VALUES (new.user_id, coalesce('=' || new.app_id, ''), new.lifecycle_state, 1)
+            ON CONFLICT (user_id, app_key, lifecycle_state) DO UPDATE SET n = n + 1;
+    END;
+    """,
 )
 
 

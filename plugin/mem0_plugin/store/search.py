@@ -36,6 +36,8 @@ from typing import Callable, Sequence
 SEARCH_BUDGET = 8_000
 FIRST_BATCH = 32  # candidates read from `memories` at first (then 4x as many each time)
 FIRST_LIMIT = 512  # candidates ranked at first (ranking all costs about the same)
+MAX_BATCH = 512
+MAX_RANKED_TERMS = 200  # more distinct query words than this: candidates are read unranked
 
 # The token count FTS5 keeps per row (`docsize`) is a varint: one byte below 128. A longer
 # row counts as 128, a lower bound, which can only rank it earlier: never a missed result.
@@ -55,9 +57,12 @@ def score(shared: int, query_size: int, doc_size: int) -> float:
 
 def document_frequencies(query: Query, terms: Sequence[str]) -> dict[str, int]:
     """How many rows of the index hold each term (every user: it only orders the terms)."""
-    columns = ", ".join("(SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?)" for _ in terms)
-    counts = query(f"SELECT {columns}", [quote(t) for t in terms])[0]
-    return dict(zip(terms, counts))
+    frequencies: dict[str, int] = {}
+    for start in range(0, len(terms), 500):
+        chunk = terms[start:start + 500]
+        columns = ", ".join("(SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?)" for _ in chunk)
+        frequencies.update(zip(chunk, query(f"SELECT {columns}", [quote(t) for t in chunk])[0]))
+    return frequencies
 
 
 def select_terms(frequencies: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
@@ -70,6 +75,51 @@ def select_terms(frequencies: dict[str, int], budget: int) -> tuple[list[str], l
         selected.append(term)
         total += frequencies[term]
     return selected, present[len(selected):]
+
+
+def walk_candidates(query: Query, terms: Sequence[str], read: Callable[[list[int]], None], *,
+                    kth_score: Callable[[], float | None], threshold: float | None) -> None:
+    """Hand candidates' rowids to `read` (which keeps those in scope), best first, until the
+    best results are certain: the next candidate scores below `kth_score()` (the k-th best
+    kept so far, None while fewer are kept) or below `threshold`."""
+    frequencies = document_frequencies(query, terms)
+    budget = SEARCH_BUDGET
+    while True:
+        selected, rest = select_terms(frequencies, budget)
+        if not selected:
+            return
+        if len(selected) + len(rest) > MAX_RANKED_TERMS:  # a whole document as the query: read them all
+            any_selected = " OR ".join(quote(t) for t in selected)
+            rowids = [r for r, in query("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [any_selected])]
+            for start in range(0, len(rowids), MAX_BATCH):
+                read(rowids[start:start + MAX_BATCH])
+        elif _walk_ranked(query, selected, rest, len(terms), read, kth_score, threshold):
+            return
+        if kth_score() is not None or not rest:
+            return
+        budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few found: widen
+
+
+def _walk_ranked(query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int,
+                 read: Callable[[list[int]], None], kth_score: Callable[[], float | None],
+                 threshold: float | None) -> bool:
+    """Read ranked candidates in order; True when the walk stopped early (the rest cannot win)."""
+    limit, position, batch = FIRST_LIMIT, 0, FIRST_BATCH
+    ranked = ranked_candidates(query, selected, rest, query_size, limit)
+    while True:
+        if position >= len(ranked):
+            if len(ranked) < limit:
+                return False  # every candidate has been read
+            limit *= 8
+            ranked = ranked_candidates(query, selected, rest, query_size, limit)
+            continue
+        kth, best_left = kth_score(), ranked[position][1]
+        if (kth is not None and best_left < kth) or (threshold is not None and best_left < threshold):
+            return True
+        chunk = [rowid for rowid, _ in ranked[position:position + batch]]
+        position += len(chunk)
+        batch = min(batch * 4, MAX_BATCH)
+        read(chunk)
 
 
 def ranked_candidates(query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int,

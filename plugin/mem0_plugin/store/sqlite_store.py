@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -62,6 +62,21 @@ class Page:
     @property
     def previous(self) -> int | None:
         return self.page - 1 if self.page > 1 else None
+
+
+@dataclass
+class _Pager:
+    """What `SqliteStore.page` remembers of one read while the view is unchanged."""
+
+    view: tuple | None
+    key: tuple
+    count: int
+    cursors: dict[int, tuple[int, str]] = field(default_factory=dict)  # offset -> last (created_us, id) before it
+
+    def remember(self, offset: int, last: tuple[int, str]) -> None:
+        if len(self.cursors) >= 16:
+            self.cursors.pop(next(iter(self.cursors)))
+        self.cursors[offset] = last
 
 
 @dataclass(frozen=True)
@@ -114,6 +129,9 @@ class SqliteStore:
         self.url = f"sqlite://{self.path if self.path.is_absolute() else '/' + str(self.path)}"
         self._lock = threading.RLock()
         self._conn = self._connect()
+        self._views = 0  # bumped whenever what this connection sees may change (see _view)
+        self._writing = False
+        self._pager: _Pager | None = None
 
     # -- connection -------------------------------------------------------------
 
@@ -168,15 +186,25 @@ class SqliteStore:
                 _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"store write failed: {exc}") from None
+            self._views += 1
+            self._writing = True
             try:
                 yield Writer(self._conn)
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise StoreError(f"store write failed: {exc}") from None
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise
+            finally:
+                self._writing = False
+                self._views += 1
+
+    def _rollback(self) -> None:
+        """Roll back the open transaction, if any: a SIGTERM (SystemExit) may arrive just after COMMIT."""
+        if self._conn.in_transaction:
+            self._conn.execute("ROLLBACK")
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
@@ -186,17 +214,31 @@ class SqliteStore:
             if self._conn.in_transaction:  # already inside a transaction: its view is the snapshot
                 yield
                 return
+            self._views += 1
             try:
                 _retry_locked(lambda: self._conn.execute("BEGIN DEFERRED"))
                 _retry_locked(lambda: self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone())
             except sqlite3.DatabaseError as exc:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                self._rollback()
                 raise StoreError(f"store read failed: {exc}") from None
             try:
                 yield
             finally:
-                self._conn.execute("ROLLBACK")  # nothing was written: ending the read is all
+                self._rollback()  # nothing was written: ending the read is all
+                self._views += 1
+
+    def _view(self) -> tuple | None:
+        """A token equal between two calls only if this connection saw no change in between:
+        inside a read snapshot nothing changes; outside, `data_version` moves with every commit
+        of another connection and `_views` with ours. None inside a write (it changes as it goes)."""
+        if self._writing:
+            return None
+        if self._conn.in_transaction:
+            return ("snapshot", self._views)
+        try:
+            return ("live", self._views, self._conn.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError:
+            return None
 
     # -- reads ------------------------------------------------------------------
 
@@ -225,12 +267,61 @@ class SqliteStore:
 
     def page(self, user_id: str, where: CompiledFilter = TRUE, mode: ReadMode = ReadMode.DEFAULT,
              page: int = 1, page_size: int = 100) -> Page:
+        """One page in (created_at, id) order, with the count of the whole read.
+
+        Paging on through an unchanged store (what dream's fetch and an agent do) costs the
+        same on page 500 as on page 1: the count and where each page ended are remembered
+        while the view is unchanged (`_view`), and the next page starts after the last
+        (created_at, id) seen instead of skipping OFFSET rows. Any change in between, and
+        every other page, falls back to count(*) and OFFSET: the same rows either way."""
         sql, params = self._where(user_id, where, mode)
-        count = self._query(f"SELECT count(*) FROM memories WHERE {sql}", params)[0][0]
-        rows = self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE {sql} "
-                           "ORDER BY created_us, id LIMIT ? OFFSET ?",
-                           [*params, page_size, (page - 1) * page_size])
-        return Page(count, page, page_size, tuple(row_to_memory(r) for r in rows))
+        offset = (page - 1) * page_size
+        columns = f"{SELECT_COLUMNS}, created_us"
+        with self._lock:
+            view, key = self._view(), (sql, tuple(params))
+            pager = self._pager
+            if view is None or pager is None or pager.view != view or pager.key != key:
+                count = self._scope_count(user_id, where, mode)
+                if count is None:
+                    count = self._query(f"SELECT count(*) FROM memories WHERE {sql}", params)[0][0]
+                pager = _Pager(view, key, count)
+                self._pager = pager if view is not None else None
+            after = pager.cursors.get(offset)
+            if after is not None:
+                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} AND (created_us, id) > (?, ?) "
+                                   "ORDER BY created_us, id LIMIT ?", [*params, *after, page_size])
+            elif view is not None and offset * 2 > pager.count:
+                # the second half: skip from the end (same rows, if the count is of the same view)
+                end = min(offset + page_size, pager.count)
+                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} "
+                                   "ORDER BY created_us DESC, id DESC LIMIT ? OFFSET ?",
+                                   [*params, max(end - offset, 0), pager.count - end])[::-1]
+                if self._view() != view:
+                    rows = None
+            else:
+                rows = None
+            if rows is None:
+                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} "
+                                   "ORDER BY created_us, id LIMIT ? OFFSET ?", [*params, page_size, offset])
+            if rows:
+                pager.remember(offset + len(rows), (rows[-1][-1], rows[-1][0]))
+        return Page(pager.count, page, page_size, tuple(row_to_memory(r) for r in rows))
+
+    def _scope_count(self, user_id: str, where: CompiledFilter, mode: ReadMode) -> int | None:
+        """The count of a read confined to the user and at most a project, from `memory_counts`
+        (no rows read); None for any other filter (count(*) it is)."""
+        if where.sql == "1":
+            app_sql, app_params = "", []
+        elif where.sql == "(app_id = ?)" and isinstance(where.params[0], str):
+            app_sql, app_params = " AND app_key = ?", ["=" + where.params[0]]
+        elif (where.sql == "((user_id = ?) AND (app_id = ?))" and where.params[0] == user_id
+              and isinstance(where.params[1], str)):
+            app_sql, app_params = " AND app_key = ?", ["=" + where.params[1]]
+        else:
+            return None
+        marks = ", ".join("?" * len(mode.value))
+        return self._query(f"SELECT coalesce(sum(n), 0) FROM memory_counts WHERE user_id = ? "
+                           f"AND lifecycle_state IN ({marks}){app_sql}", [user_id, *mode.value, *app_params])[0][0]
 
     def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
@@ -258,41 +349,12 @@ class SqliteStore:
         take(self._query(f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
                          [*params, exact]))
         if terms:
-            self._search_candidates(sorted(terms), sql, params, top_k, threshold, take,
-                                    lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None)
+            lexical.walk_candidates(
+                self._query, sorted(terms), lambda rowids: take(self._query(
+                    f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
+                    [*rowids, *params])),
+                kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None, threshold=threshold)
         return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
-
-    def _search_candidates(self, terms: list[str], sql: str, params: list, top_k: int,
-                           threshold: float | None, take, kth_score) -> None:
-        """Read ranked candidates in order, in scope, until the best `top_k` are certain."""
-        light = f"rowid, text_hash, terms, {SELECT_COLUMNS}"
-        frequencies = lexical.document_frequencies(self._query, terms)
-        budget = lexical.SEARCH_BUDGET
-        while True:
-            selected, rest = lexical.select_terms(frequencies, budget)
-            if not selected:
-                return
-            limit, position, batch = lexical.FIRST_LIMIT, 0, lexical.FIRST_BATCH
-            ranked = lexical.ranked_candidates(self._query, selected, rest, len(terms), limit)
-            while True:
-                if position >= len(ranked):
-                    if len(ranked) < limit:
-                        break  # every candidate of this selection has been read
-                    limit *= 8
-                    ranked = lexical.ranked_candidates(self._query, selected, rest, len(terms), limit)
-                    continue
-                kth, best_left = kth_score(), ranked[position][1]
-                if (kth is not None and best_left < kth) or (threshold is not None and best_left < threshold):
-                    return  # nothing left can enter the top_k
-                chunk = [rowid for rowid, _ in ranked[position:position + batch]]
-                position += len(chunk)
-                batch = min(batch * 4, 512)
-                marks = ", ".join("?" * len(chunk))
-                take(self._query(f"SELECT {light} FROM memories WHERE rowid IN ({marks}) AND {sql}",
-                                 [*chunk, *params]))
-            if kth_score() is not None or not rest:
-                return
-            budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few: widen
 
     def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
         sql, params = "SELECT count(*) FROM memories WHERE 1", []
