@@ -7,7 +7,6 @@ grammar raises `FilterError` with a message naming what was wrong.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import reprlib
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import FilterError, InvalidInputError, ScopeError
+from .jsontext import parse_json_text
 from .timeutil import parse_timestamp, to_micros
 
 ENTITY_COLUMNS = {"user_id": "user_id", "app_id": "app_id", "agent_id": "agent_id",
@@ -45,14 +45,7 @@ def parse_filters(filters: object) -> Mapping[str, Any] | None:
     if filters is None or filters == "" or filters == {}:
         return None
     if isinstance(filters, str):
-        try:
-            filters = json.loads(filters)
-        except json.JSONDecodeError as exc:
-            raise FilterError(f"filters are not valid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise FilterError(f"filters are nested deeper than {MAX_DEPTH}") from None
-        except ValueError as exc:  # e.g. an integer of thousands of digits
-            raise FilterError(f"filters are not valid JSON: {exc}") from None
+        filters = parse_json_text(filters, "filters are", FilterError)
     if not isinstance(filters, Mapping):
         raise FilterError(f"filters must be a JSON object, got {type(filters).__name__}")
     return filters

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import operations, transfer
 from ..errors import InvalidInputError
+from ..jsontext import parse_json_text
 from ..records import Memory
 from ..sanitize import inert_json, printable
 from ..store import open_store
@@ -25,14 +26,7 @@ def _caller(args: argparse.Namespace) -> operations.Caller:
 def _json_arg(text: str | None, name: str):
     if text is None:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{name} is not valid JSON: {exc.msg}") from None
-    except RecursionError:
-        raise InvalidInputError(f"{name} is nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of thousands of digits
-        raise InvalidInputError(f"{name} is not valid JSON: {exc}") from None
+    return parse_json_text(text, f"{name} is")
 
 
 def _print_json(value) -> None:
