@@ -23,7 +23,7 @@ from ..errors import InvalidInputError, NotFoundError
 from ..records import Memory
 from ..sanitize import inert_json
 from ..store import open_store
-from .common import identity_arguments, identity_from, run_command
+from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
 PROG = "mem0-forget"
@@ -159,7 +159,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG, description="Delete memories found by a search or an id, after confirmation. "
                                "Deleted memories can be brought back with `mem0-memories restore ID`.")
     identity_arguments(parser)

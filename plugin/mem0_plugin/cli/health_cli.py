@@ -25,7 +25,7 @@ from ..records import Memory
 from ..sanitize import inert_json
 from ..store import SqliteStore
 from ..timeutil import parse_timestamp, utc_now
-from .common import identity_arguments, identity_from, run_command
+from .common import Parser, identity_arguments, identity_from, run_command
 
 PROG = "mem0-health"
 
@@ -137,7 +137,7 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Check the memory store, identity, search, "
+    parser = Parser(prog=PROG, description="Check the memory store, identity, search, "
                                      "writes and the dream lock; --deep adds a read-only quality scan.")
     identity_arguments(parser)
     parser.add_argument("--deep", action="store_true",
