@@ -46,13 +46,31 @@ def fold_plural(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Every word token of the text, lower-cased, in order (apostrophes kept inside words)."""
-    return [w.replace("’", "'") for w in WORD_PATTERN.findall(text.lower())]
+    lowered = text.lower()
+    if "’" in lowered:  # both apostrophes join a word; the token keeps the plain one
+        lowered = lowered.replace("’", "'")
+    return WORD_PATTERN.findall(lowered)
+
+
+class _Significance(dict):
+    """word -> its folded form, or None when it is not significant; filled as words are met
+    (dream reads every memory's words: most of them recur). Bounded: stops growing at 500k."""
+
+    def __missing__(self, word: str) -> str | None:
+        value = None if word in STOP_WORDS or word in NEGATIONS or "'" in word else fold_plural(word)
+        if len(self) < 500_000:
+            self[word] = value
+        return value
+
+
+_SIGNIFICANCE = _Significance()
 
 
 def significant_of(tokens: Iterable[str]) -> frozenset[str]:
     """The significant words among already-split, lower-cased tokens."""
-    return frozenset(fold_plural(w) for w in tokens
-                     if w not in STOP_WORDS and w not in NEGATIONS and "'" not in w)
+    found = set(map(_SIGNIFICANCE.__getitem__, tokens))
+    found.discard(None)
+    return frozenset(found)
 
 
 def significant_words(text: str) -> frozenset[str]:

@@ -70,13 +70,16 @@ def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_url) as store:
         _recover(store, identity)
-        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"))
+        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
+                         analysis_progress=term.progress("Analysing memories"))
         return run_interactive(term, store, identity, plan)
 
 
 def cmd_plan(args, identity: Identity) -> int:
+    term = Terminal.standard()
     with open_store(identity.store_url) as store:
-        plan = make_plan(store, identity, _now(args))
+        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
+                         analysis_progress=term.progress("Analysing memories"))
     if args.json:
         text = plan_to_json(plan)
         if args.output is not None and args.output != "-":

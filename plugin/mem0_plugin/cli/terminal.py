@@ -61,12 +61,13 @@ class Terminal:
         """A progress callback drawn on stderr once work has taken over a second; None when piped."""
         if not self.stderr.isatty():
             return None
-        started = time.monotonic()
-        state = {"bar": None}
+        state: dict = {"bar": None, "started": None}
 
         def update(done: int, total: int) -> None:
             if state["bar"] is None:
-                if time.monotonic() - started < PROGRESS_AFTER_SECONDS or done >= total:
+                if state["started"] is None:  # the clock starts with the work, not with the callback
+                    state["started"] = time.monotonic()
+                if time.monotonic() - state["started"] < PROGRESS_AFTER_SECONDS or done >= total:
                     return
                 from rich.progress import Progress
                 from rich.console import Console

@@ -55,6 +55,8 @@ from .pruning import low_confidence_prune, retention_prune
 from .retention import valid_entries
 
 REMINDER_SOURCE = "mem0-dream-auto"
+PROGRESS_EVERY = 1000
+Progress = Callable[[int, int], None]
 
 
 def takes_part(memory: Memory) -> bool:
@@ -64,13 +66,20 @@ def takes_part(memory: Memory) -> bool:
             and isinstance(memory.memory, str))
 
 
-def eligible(memories: Iterable[Memory]) -> list[AnalysedMemory]:
-    """The memories that take part, analysed, sorted by id; ids seen twice are left out."""
+def eligible(memories: Iterable[Memory], progress: Progress | None = None) -> list[AnalysedMemory]:
+    """The memories that take part, analysed, sorted by id; ids seen twice are left out.
+    `progress(done, total)`, if given, is told every `PROGRESS_EVERY` memories read (for a bar)."""
     memories = list(memories)
     counts = Counter(m.id for m in memories)
     chosen = sorted((m for m in memories if counts[m.id] == 1 and takes_part(m)), key=lambda m: m.id)
     features: dict[str, TextFeatures] = {}  # identical texts (the duplicates dream exists for) are read once
-    return [analysed(m, features) for m in chosen]
+    if progress is None:
+        return [analysed(m, features) for m in chosen]
+    items = []
+    for start in range(0, len(chosen), PROGRESS_EVERY):
+        items += [analysed(m, features) for m in chosen[start:start + PROGRESS_EVERY]]
+        progress(len(items), len(chosen))
+    return items
 
 
 @contextmanager
@@ -89,17 +98,19 @@ def _collector_paused() -> Iterator[None]:
 
 
 def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-            user_id: str, project_id: str, policy_source: str) -> Plan:
-    """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring)."""
+            user_id: str, project_id: str, policy_source: str, progress: Progress | None = None) -> Plan:
+    """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
+    `progress(done, total)` only watches the reading of the memories (most of the time)."""
     with _collector_paused():
-        return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source)
+        return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source,
+                        progress=progress)
 
 
 def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-             user_id: str, project_id: str, policy_source: str) -> Plan:
+             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None) -> Plan:
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
-    items = eligible(memories)
+    items = eligible(memories, progress)
     prunes = [p for p in (retention_prune(item, policy, now) for item in items) if p is not None]
     taken = {p.id for p in prunes}
     merges = _per_type(_without(items, taken), find_merges)

@@ -34,8 +34,8 @@ import math
 from typing import Callable, Sequence
 
 SEARCH_BUDGET = 8_000
-FIRST_BATCH = 32  # candidates read from `memories` at first (then 4x as many each time)
-FIRST_LIMIT = 512  # candidates ranked at first (ranking all costs about the same)
+FIRST_BATCH = 24  # candidates read from `memories` at first (then 4x as many each time)
+FIRST_LIMIT = 256  # candidates ranked at first (ranking all costs about the same)
 MAX_BATCH = 512
 MAX_RANKED_TERMS = 200  # more distinct query words than this: candidates are read unranked
 
@@ -93,8 +93,8 @@ def walk_candidates(query: Query, terms: Sequence[str], read: Callable[[list[int
             rowids = [r for r, in query("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [any_selected])]
             for start in range(0, len(rowids), MAX_BATCH):
                 read(rowids[start:start + MAX_BATCH])
-        elif _walk_ranked(query, selected, rest, len(terms), read, kth_score, threshold):
-            return
+        else:
+            _walk_ranked(query, selected, rest, len(terms), read, kth_score, threshold)
         if kth_score() is not None or not rest:
             return
         budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few found: widen

@@ -1,0 +1,530 @@
+"""Benchmarks: each figure of issue 5 beside the naive way and mem0ai's OSS `Memory`, in one run.
+
+    .venv-bench/bin/python benchmarks/run.py all            # every figure (about 15 minutes)
+    .venv-bench/bin/python benchmarks/run.py search add     # some of them
+    .venv-bench/bin/python benchmarks/run.py all --no-mem0  # skip mem0ai OSS (no bench extra)
+
+Figures: search, add, page, plan, auto, mcp, import. The machine is shared and noisy: every
+figure is a median (p50/p95 where the issue says so) over repeated runs, and the
+alternative is measured in the same run, so the ratio is the number to read. Where the
+alternative is too slow to run in full, it is measured on a subset and extrapolated, and the
+output says so. Results are also written to benchmarks/results/latest.json.
+
+Data: `generate.py` (cached under benchmarks/.data/). Our side runs the product's own code:
+`operations.*` (what the MCP tools call) on a `SqliteStore`, and the console scripts as
+subprocesses for dream, import and the MCP server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT.parent / "plugin"))
+
+import generate as gen  # noqa: E402
+
+from mem0_plugin import operations  # noqa: E402
+from mem0_plugin.identity import Identity  # noqa: E402
+from mem0_plugin.store import SqliteStore  # noqa: E402
+from mem0_plugin.text import overlap_score, significant_words  # noqa: E402
+
+BIN = Path(sys.executable).parent
+RESULTS = ROOT / "results"
+NOW = gen.NOW.isoformat()
+
+
+# -- reporting ---------------------------------------------------------------------------
+
+@dataclass
+class Figure:
+    name: str
+    target: str
+    ours: float  # what the target is about, in `unit`
+    unit: str
+    alternative: float | None = None
+    alternative_label: str = ""  # what the alternative is and how it was measured
+    alternative_short: str = ""  # the same in a few words, for the summary table
+    ok: bool | None = None
+    details: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float | None:
+        if self.alternative is None or not self.ours:
+            return None
+        return self.alternative / self.ours
+
+
+FIGURES: list[Figure] = []
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms":
+        return f"{value:.2f} ms" if value < 10 else f"{value:,.0f} ms" if value >= 1000 else f"{value:.1f} ms"
+    if unit == "s":
+        return f"{value:.2f} s" if value < 10 else f"{value:,.1f} s"
+    return f"{value:,.0f} {unit}"
+
+
+def report(figure: Figure) -> Figure:
+    FIGURES.append(figure)
+    ratio = figure.ratio
+    verdict = {True: "meets", False: "MISSES", None: ""}[figure.ok]
+    print(f"\n## {figure.name}  (target {figure.target}) {verdict}", flush=True)
+    print(f"  ours:        {fmt(figure.ours, figure.unit)}")
+    for key, value in figure.details.items():
+        print(f"  {key}: {value}")
+    if figure.alternative is not None:
+        print(f"  alternative: {fmt(figure.alternative, figure.unit)}  ({figure.alternative_label})")
+        print(f"  ratio:       {ratio:,.1f}x")
+    for note in figure.notes:
+        print(f"  note: {note}")
+    return figure
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))
+    return ordered[index]
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+# -- the stores ----------------------------------------------------------------------------
+
+def identity(cwd: Path) -> Identity:
+    return Identity(gen.USER, gen.PROJECT, "main", cwd, "sqlite:///unused", cwd)
+
+
+def working_copy(n: int, folder: Path) -> Path:
+    """A fresh copy of the cached store (writes never touch the cache)."""
+    source = gen.build_store(n)
+    target = folder / f"mem-{n}.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(target) + suffix).unlink(missing_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+def open_caller(path: Path, cwd: Path) -> operations.Caller:
+    return operations.Caller(SqliteStore(path), identity(cwd), actor="bench")
+
+
+def scope_rows(store: SqliteStore) -> list[tuple[str, str, frozenset[str]]]:
+    rows = store._query("SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
+                        "AND lifecycle_state IN ('active', 'superseded')", [gen.USER, gen.PROJECT])
+    return [(mid, created, significant_words(text)) for mid, created, text in rows]
+
+
+def naive_search(store: SqliteStore, query: str, top_k: int = 10) -> list[tuple[str, float]]:
+    """The naive way: read every memory of the scope, score each in Python, sort."""
+    terms = significant_words(query)
+    rows = store._query("SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
+                        "AND lifecycle_state IN ('active', 'superseded')", [gen.USER, gen.PROJECT])
+    scored = [(overlap_score(terms, significant_words(text)), created, mid) for mid, created, text in rows]
+    scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
+    return [(mid, score) for score, _, mid in scored[:top_k]]
+
+
+def mem0_reason(args) -> str | None:
+    if args.no_mem0:
+        return "skipped (--no-mem0)"
+    import mem0_oss
+    return mem0_oss.available()
+
+
+# -- search --------------------------------------------------------------------------------
+
+def bench_search(args, work: Path) -> None:
+    queries = gen.queries(200, seed=11)
+    mem0_times: dict[int, float] = {}
+    reason = mem0_reason(args)
+    if reason is None:
+        import mem0_oss
+        for n in (1000, 10000):
+            folder = mem0_oss.build(n)
+            memory = mem0_oss.open_memory(folder)
+            subset = queries[:40]
+            for q in subset[:5]:
+                memory.search(q, filters={"user_id": gen.USER}, top_k=10)
+            times = []
+            for q in subset:
+                started = time.perf_counter()
+                memory.search(q, filters={"user_id": gen.USER}, top_k=10)
+                times.append(time.perf_counter() - started)
+            mem0_times[n] = ms(statistics.median(times))
+            mem0_oss.close(memory)
+    for n, target in ((10000, 5.0), (100000, 30.0)):
+        path = working_copy(n, work)
+        caller = open_caller(path, work)
+        for q in queries[:20]:
+            operations.search_memories(caller, q)
+        times = []
+        for _ in range(args.repeat):
+            for q in queries:
+                started = time.perf_counter()
+                operations.search_memories(caller, q)
+                times.append(time.perf_counter() - started)
+        p50, p95 = ms(percentile(times, 50)), ms(percentile(times, 95))
+        naive_queries = queries[:30 if n <= 10000 else 8]
+        naive_times, same_ids, same_scores = [], 0, 0
+        for q in naive_queries:
+            started = time.perf_counter()
+            expected = naive_search(caller.store, q)
+            naive_times.append(time.perf_counter() - started)
+            got = [(r["id"], r["score"]) for r in operations.search_memories(caller, q)["results"]]
+            same_ids += got == expected
+            same_scores += [s for _, s in got] == [s for _, s in expected]
+        naive = ms(statistics.median(naive_times))
+        figure = Figure(f"search_memories p50, {n // 1000}k memories in scope", f"<= {target:g} ms", p50, "ms",
+                        ok=p50 <= target)
+        figure.details["p95"] = fmt(p95, "ms")
+        figure.details["naive full scan (Python scoring)"] = f"{fmt(naive, 'ms')} median ({naive / p50:,.0f}x)"
+        figure.details["results identical to the full scan"] = (
+            f"{same_ids}/{len(naive_queries)} queries (same scores: {same_scores}/{len(naive_queries)})")
+        if reason is None:
+            if n in mem0_times:
+                figure.alternative, figure.alternative_label = mem0_times[n], "mem0ai OSS Memory.search, measured"
+                figure.alternative_short = "mem0ai OSS"
+            else:
+                (n1, t1), (n2, t2) = sorted(mem0_times.items())
+                slope = (t2 - t1) / (n2 - n1)
+                figure.alternative = t2 + slope * (n - n2)
+                figure.alternative_label = (f"mem0ai OSS, extrapolated linearly from {t1:.0f} ms at 1k and "
+                                            f"{t2:.0f} ms at 10k (local qdrant scans every vector)")
+                figure.alternative_short = "mem0ai OSS, extrapolated"
+        else:
+            figure.notes.append(f"mem0ai OSS: {reason}")
+        report(figure)
+        caller.store.close()
+
+
+# -- add -----------------------------------------------------------------------------------
+
+def bench_add(args, work: Path) -> None:
+    path = working_copy(10000, work)
+    caller = open_caller(path, work)
+    texts = [r["memory"] + f" (run {i})" for i, r in enumerate(gen.records(600, seed=99))]
+    for text in texts[:50]:
+        operations.add_memory(caller, text, metadata={"type": "decision"}, infer=False)
+    times = []
+    for text in texts[50:350]:
+        started = time.perf_counter()
+        operations.add_memory(caller, text, metadata={"type": "task_learning", "confidence": 0.7}, infer=False)
+        times.append(time.perf_counter() - started)
+    p50 = ms(statistics.median(times))
+    figure = Figure("add_memory p50 (store of 10k)", "<= 2 ms", p50, "ms", ok=p50 <= 2.0)
+    figure.details["p95"] = fmt(ms(percentile(times, 95)), "ms")
+    caller.store.close()
+    reason = mem0_reason(args)
+    if reason is None:
+        import mem0_oss
+        folder = mem0_oss.copy_of(mem0_oss.build(1000), work / "mem0-add")
+        memory = mem0_oss.open_memory(folder)
+        for text in texts[:5]:
+            memory.add(text, user_id=gen.USER, metadata={"type": "decision"}, infer=False)
+        mem0_times = []
+        for text in texts[5:65]:
+            started = time.perf_counter()
+            memory.add(text, user_id=gen.USER, metadata={"type": "task_learning", "confidence": 0.7}, infer=False)
+            mem0_times.append(time.perf_counter() - started)
+        mem0_oss.close(memory)
+        figure.alternative = ms(statistics.median(mem0_times))
+        figure.alternative_label = "mem0ai OSS Memory.add(infer=False), store of 1k, measured"
+        figure.alternative_short = "mem0ai OSS add(infer=False)"
+    else:
+        figure.notes.append(f"mem0ai OSS: {reason}")
+    report(figure)
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+def bench_page(args, work: Path) -> None:
+    n = 100000
+    path = working_copy(n, work)
+    caller = open_caller(path, work)
+    store = caller.store
+    operations.get_memories(caller, page=1, page_size=200)
+    sequential = []
+    for _ in range(max(1, args.repeat // 2)):
+        page: int | None = 1
+        while page is not None:
+            started = time.perf_counter()
+            answer = operations.get_memories(caller, page=page, page_size=200)
+            sequential.append(time.perf_counter() - started)
+            page = answer["next"]
+    pages = answer["count"] // 200 + 1
+    rng = random.Random(5)
+    fresh = []
+    for _ in range(60):
+        store._pager = None  # what a page costs after any change to the store: nothing remembered
+        number = rng.randint(1, pages)
+        started = time.perf_counter()
+        operations.get_memories(caller, page=number, page_size=200)
+        fresh.append(time.perf_counter() - started)
+    # the naive way: count(*) and LIMIT/OFFSET for every page, as the first version did
+    sql, params = store._where(gen.USER, operations.scoped_filter(caller, None), operations.ReadMode.DEFAULT)
+    from mem0_plugin.store.rows import SELECT_COLUMNS, row_to_memory
+    naive = []
+    for number in range(1, pages + 1, 10):
+        started = time.perf_counter()
+        store._query(f"SELECT count(*) FROM memories WHERE {sql}", params)
+        rows = store._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE {sql} ORDER BY created_us, id "
+                            "LIMIT 200 OFFSET ?", [*params, (number - 1) * 200])
+        [row_to_memory(r).to_dict() for r in rows]
+        naive.append(time.perf_counter() - started)
+    p50 = ms(statistics.median(sequential))
+    figure = Figure("get_memories page of 200, 100k in scope", "<= 20 ms", p50, "ms",
+                    ok=p50 <= 20 and ms(statistics.median(fresh)) <= 20)
+    figure.details["paging through all pages in order (dream, an agent)"] = (
+        f"p50 {fmt(p50, 'ms')}, p95 {fmt(ms(percentile(sequential, 95)), 'ms')}, "
+        f"{len(sequential) // max(1, args.repeat // 2)} pages in {sum(sequential) / max(1, args.repeat // 2):.2f} s")
+    figure.details["any page, nothing remembered (after a change)"] = (
+        f"p50 {fmt(ms(statistics.median(fresh)), 'ms')}, p95 {fmt(ms(percentile(fresh, 95)), 'ms')}")
+    figure.details["naive count(*) + OFFSET per page"] = (
+        f"p50 {fmt(ms(statistics.median(naive)), 'ms')}, all {pages} pages ≈ "
+        f"{sum(naive) * 10:.1f} s ({ms(statistics.median(naive)) / p50:,.0f}x)")
+    store.close()
+    reason = mem0_reason(args)
+    if reason is None:
+        import mem0_oss
+        memory = mem0_oss.open_memory(mem0_oss.build(10000))
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            everything = memory.get_all(filters={"user_id": gen.USER}, top_k=1_000_000)
+            times.append(time.perf_counter() - started)
+        mem0_oss.close(memory)
+        figure.alternative = ms(statistics.median(times))
+        figure.alternative_label = (f"mem0ai OSS get_all has no pages: all {len(everything['results']):,} "
+                                    "memories of a 10k store, measured")
+        figure.alternative_short = "mem0ai OSS get_all of 10k, no pages"
+    else:
+        figure.notes.append(f"mem0ai OSS: {reason}")
+    report(figure)
+
+
+# -- subprocesses --------------------------------------------------------------------------
+
+def run_measured(argv: list[str], *, env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MB, stdout): the child's own peak, via wait4's rusage."""
+    out_file = tempfile.TemporaryFile(mode="w+")
+    err_file = tempfile.TemporaryFile(mode="w+")
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file,
+                            env={**os.environ, **(env or {})}, cwd=cwd)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    out_file.seek(0)
+    err_file.seek(0)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[:3])} failed ({proc.returncode}):\n{err_file.read()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, out_file.read()
+
+
+def scope_args(path: Path) -> list[str]:
+    return ["--store", f"sqlite:///{path}", "--user-id", gen.USER, "--project-id", gen.PROJECT, "--now", NOW]
+
+
+def bench_plan(args, work: Path) -> None:
+    n = 100000
+    path = working_copy(n, work)
+    plan_file = work / "plan.json"
+    runs = []
+    for _ in range(max(1, args.repeat)):
+        runs.append(run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(plan_file),
+                                  *scope_args(path)], cwd=work))
+    wall = statistics.median(r[0] for r in runs)
+    rss = max(r[1] for r in runs)
+    plan = json.loads(plan_file.read_text())
+    figure = Figure("mem0-dream --plan over 100k", "<= 10 s, <= 1 GB peak RSS", wall, "s",
+                    ok=wall <= 10 and rss <= 1024)
+    figure.details["peak RSS"] = f"{rss:,.0f} MB"
+    figure.details["plan"] = (f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
+                              f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories")
+    figure.details["runs"] = ", ".join(f"{r[0]:.1f} s" for r in runs)
+    # the naive way: compare every pair of memories of one type (Jaccard of significant words)
+    store = SqliteStore(path)
+    rows = store._query("SELECT type, memory FROM memories WHERE user_id = ? AND app_id = ? "
+                        "AND lifecycle_state = 'active'", [gen.USER, gen.PROJECT])
+    store.close()
+    started = time.perf_counter()
+    by_type: dict[str, list[frozenset[str]]] = {}
+    for kind, text in rows:
+        by_type.setdefault(kind, []).append(significant_words(text))
+    tokenize = time.perf_counter() - started
+    sample = max(by_type.values(), key=len)[:1500]
+    started = time.perf_counter()
+    pairs = 0
+    for i, a in enumerate(sample):
+        for b in sample[i + 1:]:
+            inter = len(a & b)
+            _ = inter / (len(a) + len(b) - inter or 1) > 0.6
+            pairs += 1
+    per_pair = (time.perf_counter() - started) / pairs
+    all_pairs = sum(len(v) * (len(v) - 1) // 2 for v in by_type.values())
+    figure.alternative = tokenize + all_pairs * per_pair
+    figure.alternative_label = (f"all pairs within each type: {all_pairs:,} Jaccard comparisons at "
+                                f"{per_pair * 1e9:.0f} ns each, extrapolated from {pairs:,} measured")
+    figure.alternative_short = "all pairs, extrapolated"
+    report(figure)
+
+
+def bench_auto(args, work: Path) -> None:
+    n = 10000
+    lock = work / "dream.lock"
+    first, second = [], []
+    for i in range(max(1, args.repeat)):
+        path = working_copy(n, work)
+        env = {"MEM0_DREAM_LOCK": str(lock)}
+        wall, rss, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
+        first.append((wall, out.strip()))
+        wall, rss, out2 = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
+        second.append((wall, out2.strip()))
+    steady = statistics.median(w for w, _ in second)
+    initial = statistics.median(w for w, _ in first)
+    figure = Figure("mem0-dream --auto cold, 10k (a new process, as cron starts it)", "<= 1 s wall", initial, "s",
+                    ok=initial <= 1.0)
+    figure.details["first run on the generated store (applies every merge and prune)"] = (
+        f"{fmt(initial, 's')} median: {first[0][1]}")
+    figure.details["next run (the nightly case: little left to apply)"] = f"{fmt(steady, 's')} median: {second[0][1]}"
+    help_wall = statistics.median(run_measured([str(BIN / "mem0-dream"), "--help"])[0] for _ in range(3))
+    figure.details["start-up alone (mem0-dream --help)"] = fmt(help_wall, "s")
+    reason = mem0_reason(args)
+    if reason is None:
+        import mem0_oss
+        times = []
+        for i in range(2):
+            folder = work / f"mem0-cold-{i}"
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            times.append(run_measured([sys.executable, "-c", mem0_oss.cold_start_code(folder)], cwd=work)[0])
+        figure.alternative = statistics.median(times)
+        figure.alternative_label = "mem0ai OSS cold start alone (import + Memory.from_config), measured"
+        figure.alternative_short = "mem0ai OSS cold start alone"
+    else:
+        figure.notes.append(f"mem0ai OSS: {reason}")
+    report(figure)
+
+
+def bench_mcp(args, work: Path) -> None:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    path = working_copy(10000, work)
+    env = {**os.environ, "MEM0_STORE": f"sqlite:///{path}", "MEM0_USER_ID": gen.USER,
+           "MEM0_PROJECT_ID": gen.PROJECT}
+
+    async def once() -> float:
+        params = StdioServerParameters(command=str(BIN / "mem0-mcp-server"), env=env, cwd=str(work))
+        started = time.perf_counter()
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                elapsed = time.perf_counter() - started
+                await session.call_tool("search_memories", {"query": "deploy billing"})
+        return elapsed
+
+    runs = max(5, args.repeat * 2)
+    times = [asyncio.run(once()) for _ in range(runs)]
+    ours = statistics.median(times)
+    imports = [run_measured([sys.executable, "-c", "import mcp"])[0] for _ in range(runs)]
+    figure = Figure("MCP server answers initialize (spawn to result)", "<= 1.5 s", ours, "s", ok=ours <= 1.5)
+    figure.details["runs"] = ", ".join(f"{t:.2f}" for t in times)
+    figure.alternative = statistics.median(imports)
+    figure.alternative_label = "python -c 'import mcp' alone, measured (below 1x: the import is most of it)"
+    figure.alternative_short = "`import mcp` alone"
+    report(figure)
+
+
+def bench_import(args, work: Path) -> None:
+    n = 100000
+    source = gen.write_jsonl(n)
+    runs = []
+    for i in range(max(1, args.repeat // 3)):
+        target = work / f"import-{i}.sqlite3"
+        wall, rss, out = run_measured([str(BIN / "mem0-memories"), "import", str(source),
+                                       "--store", f"sqlite:///{target}", "--user-id", gen.USER,
+                                       "--project-id", gen.PROJECT], cwd=work)
+        runs.append((wall, rss, out.strip()))
+    wall = statistics.median(r[0] for r in runs)
+    figure = Figure("mem0-memories import of 100k", "<= 60 s", wall, "s", ok=wall <= 60)
+    figure.details["output"] = runs[0][2]
+    figure.details["peak RSS"] = f"{max(r[1] for r in runs):,.0f} MB"
+    # the naive way: one add_memory (one transaction) per record
+    caller = open_caller(work / "naive-import.sqlite3", work)
+    records = [json.loads(line) for _, line in zip(range(2000), source.open())]
+    started = time.perf_counter()
+    for record in records:
+        operations.add_memory(caller, record["memory"], metadata=record["metadata"], infer=False)
+    per_record = (time.perf_counter() - started) / len(records)
+    caller.store.close()
+    figure.alternative = per_record * n
+    figure.alternative_label = (f"one add_memory per record: {per_record * 1000:.2f} ms each on the first "
+                                f"{len(records):,}, extrapolated to {n:,} (a lower bound: it slows as the store grows)")
+    figure.alternative_short = "one add_memory per record, extrapolated"
+    report(figure)
+
+
+# -- main ----------------------------------------------------------------------------------
+
+BENCHES = {"search": bench_search, "add": bench_add, "page": bench_page, "plan": bench_plan,
+           "auto": bench_auto, "mcp": bench_mcp, "import": bench_import}
+
+
+def summary_table() -> str:
+    lines = ["| figure | target | ours | alternative | ratio |", "|---|---|---|---|---|"]
+    for f in FIGURES:
+        verdict = {True: "", False: " (misses)", None: ""}[f.ok]
+        ratio = f"{f.ratio:,.1f}x" if f.ratio is not None else "—"
+        alt = f"{fmt(f.alternative, f.unit)} ({f.alternative_short})" if f.alternative else "—"
+        lines.append(f"| {f.name} | {f.target} | {fmt(f.ours, f.unit)}{verdict} | {alt} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("which", nargs="*", default=["all"], help=f"all or any of: {', '.join(BENCHES)}")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over each measurement (default 3)")
+    parser.add_argument("--no-mem0", action="store_true", help="skip mem0ai OSS (needs the bench extra)")
+    args = parser.parse_args(argv)
+    chosen = list(BENCHES) if "all" in args.which else args.which
+    unknown = [w for w in chosen if w not in BENCHES]
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
+    print(f"# benchmarks on {platform.node()}: {os.cpu_count()} cpus, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="mem0-bench-") as tmp:
+        for name in chosen:
+            BENCHES[name](args, Path(tmp))
+    print("\n" + summary_table())
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(
+        {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "load_average": os.getloadavg(),
+         "figures": [{**asdict(f), "ratio": f.ratio} for f in FIGURES]}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
