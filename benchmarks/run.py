@@ -326,21 +326,31 @@ def bench_page(args, work: Path) -> None:
 
 # -- subprocesses --------------------------------------------------------------------------
 
+TIME = Path("/usr/bin/time")
+
+
 def run_measured(argv: list[str], *, env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in MB, stdout): the child's own peak, via wait4's rusage."""
+    """(wall seconds, peak RSS in MB, stdout) of a child process.
+
+    The peak RSS is the command's own, read by /usr/bin/time: the rusage of a child forked
+    from this process would count this process's pages (torch, mem0ai) until it execs."""
     out_file = tempfile.TemporaryFile(mode="w+")
     err_file = tempfile.TemporaryFile(mode="w+")
+    rss_file = Path(tempfile.mkstemp(prefix="rss-")[1])
+    wrapped = [str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists() else argv
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file,
+    proc = subprocess.Popen(wrapped, stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file,
                             env={**os.environ, **(env or {})}, cwd=cwd)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc.wait()
     wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
     out_file.seek(0)
     err_file.seek(0)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv[:3])} failed ({proc.returncode}):\n{err_file.read()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, out_file.read()
+    text = rss_file.read_text().strip().splitlines() if TIME.exists() else []
+    rss_file.unlink(missing_ok=True)
+    rss = int(text[-1]) / 1024 if text and text[-1].isdigit() else float("nan")
+    return wall, rss, out_file.read()
 
 
 def scope_args(path: Path) -> list[str]:
