@@ -83,7 +83,7 @@ def eligible(memories: Iterable[Memory], progress: Progress | None = None) -> li
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while the analysis allocates its ~10 small objects
     per memory: otherwise every few thousand allocations it rescans every object alive
     (the fetched memories included), which doubles the run time at 100,000 memories. Nothing
@@ -101,7 +101,7 @@ def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: d
             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `progress(done, total)` only watches the reading of the memories (most of the time)."""
-    with _collector_paused():
+    with collector_paused():
         return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source,
                         progress=progress)
 
