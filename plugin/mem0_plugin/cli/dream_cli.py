@@ -21,7 +21,7 @@ from ..dream import report
 from ..dream.apply import ApplyOutcome, apply_plan, recover
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
-from ..dream.pipeline import make_plan
+from ..dream.pipeline import make_plan, prepare_plan, store_new_readings
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from .common import Parser, identity_arguments, identity_from, run_command
@@ -176,11 +176,13 @@ def cmd_auto(args, identity: Identity) -> int:
 def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_url) as store:
         _recover(store, identity)
-        plan = make_plan(store, identity, _now(args))
+        prepared = prepare_plan(store, identity, _now(args))
+        plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
             return 0
         outcome = apply_plan(store, identity, plan, {})
+        store_new_readings(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
         if plan.conflicts:

@@ -34,7 +34,9 @@ memory given, taking part or not; ``policy`` records the valid entries that appl
 
 Scale: no step compares all pairs. Merge and conflict candidates come from exact hash
 keys (plus the prefix-filtering join inside merge blocks); the work is linear in the
-number of memories — 100,000 take a few seconds, mostly reading their texts.
+number of memories. Reading each text (`features.text_features`) is the largest part,
+so the caller may pass the features it already knows (`stored_features`: read from the
+store); the plan does not depend on whether it does.
 """
 
 from __future__ import annotations
@@ -66,13 +68,17 @@ def takes_part(memory: Memory) -> bool:
             and isinstance(memory.memory, str))
 
 
-def eligible(memories: Iterable[Memory], progress: Progress | None = None) -> list[AnalysedMemory]:
+def eligible(memories: Iterable[Memory], progress: Progress | None = None,
+             features: dict[str, TextFeatures] | None = None) -> list[AnalysedMemory]:
     """The memories that take part, analysed, sorted by id; ids seen twice are left out.
-    `progress(done, total)`, if given, is told every `PROGRESS_EVERY` memories read (for a bar)."""
+    `progress(done, total)`, if given, is told every `PROGRESS_EVERY` memories read (for a bar).
+    `features` maps texts to their features, as far as known (read from the store); the texts
+    read here are added to it. Identical texts (the duplicates dream exists for) are read once."""
     memories = list(memories)
     counts = Counter(m.id for m in memories)
     chosen = sorted((m for m in memories if counts[m.id] == 1 and takes_part(m)), key=lambda m: m.id)
-    features: dict[str, TextFeatures] = {}  # identical texts (the duplicates dream exists for) are read once
+    if features is None:
+        features = {}
     if progress is None:
         return [analysed(m, features) for m in chosen]
     items = []
@@ -98,19 +104,23 @@ def collector_paused() -> Iterator[None]:
 
 
 def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-            user_id: str, project_id: str, policy_source: str, progress: Progress | None = None) -> Plan:
+            user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
+            features: dict[str, TextFeatures] | None = None) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
-    `progress(done, total)` only watches the reading of the memories (most of the time)."""
+    `progress(done, total)` only watches the reading of the memories (most of the time).
+    `features`: the texts' features already known, by text (see `eligible`); a cache only —
+    with or without it, the plan is the same."""
     with collector_paused():
         return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source,
-                        progress=progress)
+                        progress=progress, features=features)
 
 
 def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None) -> Plan:
+             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
+             features: dict[str, TextFeatures] | None = None) -> Plan:
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
-    items = eligible(memories, progress)
+    items = eligible(memories, progress, features)
     prunes = [p for p in (retention_prune(item, policy, now) for item in items) if p is not None]
     taken = {p.id for p in prunes}
     merges = _per_type(_without(items, taken), find_merges)

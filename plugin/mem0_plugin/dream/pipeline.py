@@ -1,11 +1,17 @@
 """The six steps of dream as functions with typed inputs and outputs (SPEC §7).
 
 Steps 1–3 live here (retention, fetch, analyse); the CLI runs steps 4–6 (report,
-confirm and apply, summary) because they talk to a person. Only fetch touches the store.
+confirm and apply, summary) because they talk to a person. Only fetch touches the store
+(and, for `--auto`, `store_new_readings` afterwards).
+
+Fetch also reads dream's stored reading of each text (`stored_features`), in the same
+snapshot as the pages, so analysis need not read every text again; texts without a valid
+one are read during analysis, and `--auto` stores those readings for the next run.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -16,7 +22,9 @@ from ..operations import Caller, scoped_filter
 from ..records import Memory
 from ..store import ReadMode, SqliteStore
 from .analysis import analyse, collector_paused
+from .features import TextFeatures
 from .plan import Plan
+from .stored_features import decode_for, encode
 from .retention import choose_policy
 
 FETCH_PAGE_SIZE = 200
@@ -33,34 +41,106 @@ def step1_retention(cwd: Path) -> tuple[dict, str]:
     return choose_policy(parsed)
 
 
+@dataclass(frozen=True)
+class Fetched:
+    """Step 2's result: the memories, and the features of their texts read from the store."""
+
+    memories: list[Memory]
+    known_features: dict[str, TextFeatures]  # by text
+    stored_ids: frozenset[str]  # the memories whose stored reading is valid
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Steps 1–3's result: the plan, and what is needed to store the readings analysis made."""
+
+    plan: Plan
+    memories: list[Memory] = field(repr=False)
+    features: dict[str, TextFeatures] = field(repr=False)  # by text: stored ones and those read now
+    stored_ids: frozenset[str] = field(repr=False)  # memories whose reading came from the store
+
+
 def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> list[Memory]:
     """Every memory of the user and project, page by page (200) until `next` is null."""
+    return fetch_with_features(store, identity, progress).memories
+
+
+def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> Fetched:
+    """Step 2 (`step2_fetch`), with the stored reading of each text valid for it."""
     caller = Caller(store, identity, actor="mem0-dream")
     where = scoped_filter(caller, {"AND": [{"user_id": identity.user_id}, {"app_id": identity.project_id}]})
     memories: dict[str, Memory] = {}
+    stored: dict[str, str] = {}  # memory id -> its features column
     page_number: int | None = 1
     with store.read_snapshot():  # the pages of one moment: a concurrent delete must not shift a memory out
         while page_number is not None:
-            page = store.page(identity.user_id, where, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE)
-            for memory in page.results:
-                memories.setdefault(memory.id, memory)
+            page = store.page(identity.user_id, where, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE,
+                              with_features=True)
+            for memory, value in zip(page.results, page.features):
+                if memories.setdefault(memory.id, memory) is memory and value is not None:
+                    stored[memory.id] = value
             if progress:
                 progress(len(memories), page.count)
             page_number = page.next
-    return list(memories.values())
+    return _with_features(list(memories.values()), stored)
+
+
+def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
+    """Decode each stored reading valid for its memory's text (each distinct text once)."""
+    known: dict[str, TextFeatures] = {}
+    valid_value: dict[str, str] = {}  # by text
+    stored_ids = set()
+    for memory in memories:
+        value, text = stored.get(memory.id), memory.memory
+        if value is None:
+            continue
+        if text in valid_value:
+            if value == valid_value[text]:
+                stored_ids.add(memory.id)
+            continue
+        features = decode_for(value, text)
+        if features is not None:
+            known[text], valid_value[text] = features, value
+            stored_ids.add(memory.id)
+    return Fetched(memories, known, frozenset(stored_ids))
 
 
 def step3_analyse(memories: list[Memory], policy: dict, policy_source: str, identity: Identity,
-                  now: datetime, progress: Progress | None = None) -> Plan:
+                  now: datetime, progress: Progress | None = None,
+                  features: dict[str, TextFeatures] | None = None) -> Plan:
     return analyse(memories, policy, now, user_id=identity.user_id, project_id=identity.project_id,
-                   policy_source=policy_source, progress=progress)
+                   policy_source=policy_source, progress=progress, features=features)
 
 
 def make_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
               analysis_progress: Progress | None = None) -> Plan:
     """Steps 1–3, strictly in order. The progress callbacks watch fetch and analysis (a bar)."""
+    return prepare_plan(store, identity, now, progress, analysis_progress).plan
+
+
+def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
+                 analysis_progress: Progress | None = None) -> Prepared:
+    """`make_plan`, keeping what `store_new_readings` needs."""
     policy, source = step1_retention(identity.cwd)
     with collector_paused():  # fetch builds a record per memory too
-        memories = step2_fetch(store, identity, progress)
-        return step3_analyse(memories, policy, source, identity, now, analysis_progress)
+        fetched = fetch_with_features(store, identity, progress)
+        features = dict(fetched.known_features)
+        plan = step3_analyse(fetched.memories, policy, source, identity, now, analysis_progress, features)
+    return Prepared(plan, fetched.memories, features, fetched.stored_ids)
+
+
+def store_new_readings(store: SqliteStore, prepared: Prepared) -> int:
+    """Store the readings analysis made of texts that had no valid stored one (one short
+    transaction; a cache, not a change of any memory). Returns how many rows took one."""
+    readings = []
+    for memory in prepared.memories:
+        features = prepared.features.get(memory.memory)
+        if features is not None and memory.id not in prepared.stored_ids:
+            value = encode(features, memory.memory)
+            if value is not None:
+                readings.append((memory.id, memory.memory, value))
+    if not readings:
+        return 0
+    with store.write() as writer:
+        return writer.store_features(prepared.plan.user_id, readings)
 

@@ -109,6 +109,11 @@ MIGRATIONS: tuple[str, ...] = (
             ON CONFLICT (user_id, app_key, lifecycle_state) DO UPDATE SET n = n + 1;
     END;
     """,
+    # 3: dream's stored reading of each text (`dream.stored_features`); NULL until the text is
+    # next written or dream --auto fills it in (a cache: dream reads the text when it is missing).
+    """
+    ALTER TABLE memories ADD COLUMN features TEXT;
+    """,
 )
 
 

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from typing import Any
 
+from ..dream.stored_features import encode_for
 from ..records import Memory
 from ..text import significant_words, terms_text
 from ..timeutil import parse_timestamp, to_micros
@@ -15,7 +16,11 @@ COLUMNS = ("id", "user_id", "app_id", "agent_id", "run_id", "memory", "metadata"
            "updated_at", "lifecycle_state", "replacement_memory_id", "source_memory_ids",
            "immutable", "version")
 SELECT_COLUMNS = ", ".join(COLUMNS)
-WRITE_COLUMNS = (*COLUMNS, "text_hash", "type", "created_us", "updated_us", "terms")
+WRITE_COLUMNS = (*COLUMNS, "text_hash", "type", "created_us", "updated_us", "terms", "features")
+# read from the text: kept as they are by a change that keeps the text (and so the full-text
+# index is not rewritten); `features` is dream's stored reading of it (`dream.stored_features`)
+TEXT_DERIVED_COLUMNS = frozenset({"memory", "text_hash", "terms", "features"})
+UNCHANGED_TEXT_COLUMNS = tuple(c for c in WRITE_COLUMNS if c not in TEXT_DERIVED_COLUMNS)
 
 
 def text_hash(text: str) -> str:
@@ -50,12 +55,22 @@ def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
                   version=int(version))
 
 
-def memory_to_row(memory: Memory) -> tuple:
+def memory_to_row(memory: Memory, *, with_text: bool = True) -> tuple:
+    """The values of `WRITE_COLUMNS` for `memory`, or of `UNCHANGED_TEXT_COLUMNS` when
+    `with_text` is false (a change that keeps the text need not re-read it)."""
+    if not with_text:
+        return tuple(value for column, value in zip(WRITE_COLUMNS, _row(memory, "", "", None))
+                     if column not in TEXT_DERIVED_COLUMNS)
+    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)),
+                encode_for(memory.memory))
+
+
+def _row(memory: Memory, hashed: str, terms: str, features: str | None) -> tuple:
     return (memory.id, memory.user_id, memory.app_id, memory.agent_id, memory.run_id,
             memory.memory, json.dumps(dict(memory.metadata), ensure_ascii=False),
             memory.created_at, memory.updated_at, memory.lifecycle_state,
             memory.replacement_memory_id, json.dumps(list(memory.source_memory_ids)),
-            int(memory.immutable), memory.version, text_hash(memory.memory), memory.type,
+            int(memory.immutable), memory.version, hashed, memory.type,
             to_micros(parse_timestamp(memory.created_at, "created_at")),
             to_micros(parse_timestamp(memory.updated_at, "updated_at")),
-            terms_text(significant_words(memory.memory)))
+            terms, features)

@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -26,7 +26,8 @@ from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .migrations import migrate
 from . import search as lexical
-from .rows import SELECT_COLUMNS, WRITE_COLUMNS, memory_to_row, row_to_memory, text_hash
+from .rows import (SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row, row_to_memory,
+                   text_hash)
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -54,6 +55,7 @@ class Page:
     page: int
     page_size: int
     results: tuple[Memory, ...]
+    features: tuple[str | None, ...] = ()  # with_features: each result's `features` column
 
     @property
     def next(self) -> int | None:
@@ -132,6 +134,7 @@ class SqliteStore:
         self._views = 0  # bumped whenever what this connection sees may change (see _view)
         self._writing = False
         self._pager: _Pager | None = None
+        self._features_column: bool | None = None
 
     # -- connection -------------------------------------------------------------
 
@@ -266,17 +269,21 @@ class SqliteStore:
         return sql, [user_id, *mode.value, *where.params]
 
     def page(self, user_id: str, where: CompiledFilter = TRUE, mode: ReadMode = ReadMode.DEFAULT,
-             page: int = 1, page_size: int = 100) -> Page:
+             page: int = 1, page_size: int = 100, *, with_features: bool = False) -> Page:
         """One page in (created_at, id) order, with the count of the whole read.
 
         Paging on through an unchanged store (what dream's fetch and an agent do) costs the
         same on page 500 as on page 1: the count and where each page ended are remembered
         while the view is unchanged (`_view`), and the next page starts after the last
         (created_at, id) seen instead of skipping OFFSET rows. Any change in between, and
-        every other page, falls back to count(*) and OFFSET: the same rows either way."""
+        every other page, falls back to count(*) and OFFSET: the same rows either way.
+
+        `with_features` also returns each memory's `features` column (dream's stored reading
+        of its text, `dream.stored_features`): None where missing, or on a store whose
+        schema predates the column (one opened read-only is never migrated)."""
         sql, params = self._where(user_id, where, mode)
         offset = (page - 1) * page_size
-        columns = f"{SELECT_COLUMNS}, created_us"
+        columns = f"{SELECT_COLUMNS}, {'features' if with_features and self._has_features_column() else 'NULL'}, created_us"
         with self._lock:
             view, key = self._view(), (sql, tuple(params))
             pager = self._pager
@@ -305,7 +312,13 @@ class SqliteStore:
                                    "ORDER BY created_us, id LIMIT ? OFFSET ?", [*params, page_size, offset])
             if rows:
                 pager.remember(offset + len(rows), (rows[-1][-1], rows[-1][0]))
-        return Page(pager.count, page, page_size, tuple(row_to_memory(r) for r in rows))
+        features = tuple(row[-2] for row in rows) if with_features else ()
+        return Page(pager.count, page, page_size, tuple(row_to_memory(r) for r in rows), features)
+
+    def _has_features_column(self) -> bool:
+        if self._features_column is None:
+            self._features_column = any(row[1] == "features" for row in self._query("PRAGMA table_info(memories)"))
+        return self._features_column
 
     def _scope_count(self, user_id: str, where: CompiledFilter, mode: ReadMode) -> int | None:
         """The count of a read confined to the user and at most a project, from `memory_counts`
@@ -407,6 +420,21 @@ class Writer:
     def _execute(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
         return self._conn.execute(sql, params)
 
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """A unit of work inside the transaction, stamped with its own `now` as if it were a
+        transaction of its own: an exception undoes only its writes, then propagates."""
+        self.now = format_timestamp(utc_now())
+        self._execute("SAVEPOINT unit")
+        try:
+            yield
+        except BaseException:
+            if self._conn.in_transaction:  # an error that ended the transaction leaves nothing to undo
+                self._execute("ROLLBACK TO unit")
+                self._execute("RELEASE unit")
+            raise
+        self._execute("RELEASE unit")
+
     def get(self, user_id: str, memory_id: str) -> Memory | None:
         row = self._execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
                             (memory_id, user_id)).fetchone()
@@ -445,14 +473,24 @@ class Writer:
     def change(self, before: Memory, event: str, actor: str, **fields: Any) -> Memory:
         """Replace fields of `before` if its version is unchanged; bump version and updated_at."""
         after = replace(before, **fields, updated_at=self.now, version=before.version + 1)
-        assignments = ", ".join(f"{c} = ?" for c in WRITE_COLUMNS if c != "id")
-        values = [v for c, v in zip(WRITE_COLUMNS, memory_to_row(after)) if c != "id"]
+        with_text = after.memory != before.memory
+        columns = WRITE_COLUMNS if with_text else UNCHANGED_TEXT_COLUMNS
+        assignments = ", ".join(f"{c} = ?" for c in columns if c != "id")
+        values = [v for c, v in zip(columns, memory_to_row(after, with_text=with_text)) if c != "id"]
         cursor = self._execute(f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ? AND version = ?",
                                [*values, before.id, before.user_id, before.version])
         if cursor.rowcount != 1:
             raise StaleWriteError(f"memory {before.id} changed since it was read")
         self.record(before.user_id, before.id, event, actor, before, after)
         return after
+
+    def store_features(self, user_id: str, readings: Iterable[tuple[str, str, str]]) -> int:
+        """Store dream's reading (`dream.stored_features`) of memories that had none, from
+        (id, text, value) triples; a memory whose text changed meanwhile is left alone. A cache:
+        no version bump, no history. Returns how many rows took it."""
+        cursor = self._conn.executemany("UPDATE memories SET features = ? WHERE id = ? AND user_id = ? AND memory = ?",
+                                        ((value, memory_id, user_id, text) for memory_id, text, value in readings))
+        return cursor.rowcount
 
     def delete(self, before: Memory, actor: str, event: str = "DELETE") -> None:
         cursor = self._execute("DELETE FROM memories WHERE id = ? AND user_id = ? AND version = ?",

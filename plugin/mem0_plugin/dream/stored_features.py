@@ -1,0 +1,78 @@
+"""A memory's `TextFeatures` as one text column, so dream need not re-read every text each run.
+
+Reading a text's features (`features.text_features`) is most of dream's analysis at 100,000
+memories; decoding them from this form is several times cheaper. The store computes the
+column whenever a memory's text is written (`encode_for`), and dream decodes it
+(`decode_for`) instead of reading the text again. It is a cache: a missing, malformed,
+outdated or foreign value decodes to None and the features are read from the text, so the
+plan is the same either way.
+
+Format: fields joined by U+001E, words inside a field joined by U+001F::
+
+    f<FEATURES_VERSION> · crc32 of the text · negated ("1" or "") · sig · qualifiers ·
+    literals · names · values ("=" when equal to literals) · frame
+
+The CRC ties the value to the text it was read from: a text changed by another tool
+without the column is noticed. `FEATURES_VERSION` must be bumped whenever the rules of
+`features.text_features` (or the word lists they use) change, so no store keeps serving
+features read by older rules; tests/test_stored_features.py pins a digest of a corpus's
+features to catch a forgotten bump. Pure functions.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from .features import TextFeatures, text_features
+
+FEATURES_VERSION = 1
+_TAG = f"f{FEATURES_VERSION}"
+_FIELD = "\x1e"
+_WORD = "\x1f"
+_SAME_AS_LITERALS = "="
+_EMPTY: frozenset[str] = frozenset()
+
+
+def text_checksum(text: str) -> str:
+    return format(zlib.crc32(text.encode("utf-8", "surrogatepass")), "x")
+
+
+def encode(features: TextFeatures, text: str) -> str | None:
+    """The column value of `features` read from `text`; None when a word holds a separator
+    (a literal may be any text) and so cannot be stored: such a text is simply read each run."""
+    sets = (features.sig, features.qualifiers, features.literals, features.names)
+    words = [word for group in (*sets, features.values, features.frame) for word in group]
+    if any(_FIELD in word or _WORD in word for word in words):
+        return None
+    values = _SAME_AS_LITERALS if features.values == features.literals else _joined(features.values)
+    fields = [_TAG, text_checksum(text), "1" if features.negated else "", *map(_joined, sets), values,
+              _joined(features.frame)]
+    return _FIELD.join(fields)
+
+
+def encode_for(text: str) -> str | None:
+    """The column value for a memory whose text is `text` (what the store writes)."""
+    return encode(text_features(text), text)
+
+
+def decode_for(value: object, text: str) -> TextFeatures | None:
+    """The features stored in `value` if they are valid for `text` under the current rules."""
+    if not isinstance(value, str) or not value.startswith(_TAG + _FIELD):
+        return None
+    fields = value.split(_FIELD)
+    if len(fields) != 9 or fields[1] != text_checksum(text) or fields[2] not in ("", "1"):
+        return None
+    _, _, negated, sig, qualifiers, literals, names, values, frame = fields
+    literal_set = _split(literals)
+    return TextFeatures(sig=_split(sig), negated=negated == "1", qualifiers=_split(qualifiers),
+                        literals=literal_set, names=_split(names),
+                        values=literal_set if values == _SAME_AS_LITERALS else _split(values),
+                        frame=_split(frame))
+
+
+def _joined(words: frozenset[str]) -> str:
+    return _WORD.join(sorted(words))
+
+
+def _split(field: str) -> frozenset[str]:
+    return frozenset(field.split(_WORD)) if field else _EMPTY
