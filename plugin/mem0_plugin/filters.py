@@ -3,6 +3,15 @@
 No key or value ever reaches SQL as text: columns come from a fixed table, metadata
 keys travel as JSON-path parameters, values as parameters. Anything outside the
 grammar raises `FilterError` with a message naming what was wrong.
+
+A row whose `metadata` column is not valid JSON (SQLite's `json_valid`; another tool
+wrote it, our own writes never do) has no metadata fields: every metadata condition
+reads it as `{}`. So it never matches one that needs a value (`eq`, `in`, `gt`/`gte`/
+`lt`/`lte`, `contains`/`icontains`, `"*"`), and matches the negative ones exactly as a
+row without that key does (`ne`, `nin`, `NOT [...]`, `ne "*"`, `eq null`); conditions on
+other columns see it as usual. It is never a "malformed JSON" error that would lose the
+other results. (Python's reader tolerates a few non-standard forms SQLite refuses, such as
+a bare `NaN`: such a row lists its metadata but still matches no metadata condition.)
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ MAX_DEPTH = 32
 MAX_NODES = 2_000
 _COMPARE = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _META_KEY = re.compile(r"^[^\"\\\x00-\x1f]{1,200}$")
+# The metadata column as JSON, or NULL when it is not valid JSON (so no field is found).
+_METADATA = "CASE WHEN json_valid(metadata) THEN metadata END"
 
 
 @dataclass(frozen=True)
@@ -127,7 +138,7 @@ class _Compiler:
     def expr(self, column) -> str:
         if isinstance(column, tuple):
             self.params.append(column[1])
-            return "json_extract(metadata, ?)"
+            return f"json_extract({_METADATA}, ?)"
         return column
 
     def operator(self, column, op: object, arg: object, name: str, convert) -> str:
@@ -166,13 +177,12 @@ class _Compiler:
             raise FilterError(f"{name}: {op} takes a non-empty string")
         if isinstance(column, tuple):
             path = column[1]
-            self.params.extend([path, path, arg, path, arg] if op == "contains"
-                               else [path, path, arg, path, arg])
+            self.params.extend([path, path, arg, path, arg])
             cmp_each = "value = ?" if op == "contains" else "lower(value) = lower(?)"
-            cmp_text = "instr(json_extract(metadata, ?), ?) > 0" if op == "contains" \
-                else "instr(lower(json_extract(metadata, ?)), lower(?)) > 0"
-            return (f"(CASE json_type(metadata, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(metadata, ?) "
-                    f"WHERE {cmp_each}) ELSE {cmp_text} END)")
+            cmp_text = f"instr(json_extract({_METADATA}, ?), ?) > 0" if op == "contains" \
+                else f"instr(lower(json_extract({_METADATA}, ?)), lower(?)) > 0"
+            return (f"(CASE json_type({_METADATA}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM "
+                    f"json_each({_METADATA}, ?) WHERE {cmp_each}) ELSE {cmp_text} END)")
         self.params.append(arg)
         if op == "contains":
             return f"(instr({column}, ?) > 0)"

@@ -3,12 +3,14 @@
 * A match line: `<n>. <first 120 chars> (type: <type>, created: <date>) [ID: <short id>]`.
 * The id mode: `Found: "<first 120 chars>" (created <date>)`, then `Delete this memory? [y/N] `.
 * The selection prompt: `Delete which memories? Enter numbers (e.g., 1,3,5), 'all', or 'cancel'. `
-  Answers: numbers separated by commas and/or spaces, ranges (`2-4`), `all`, `cancel`.
+  Answers: numbers (ASCII digits) separated by commas and/or spaces, ranges (`2-4`), `all`, `cancel`.
   An empty answer or the end of input cancels; anything else is refused with a message
   and the question is asked again.
 
 Memory text is shown with credentials masked (`secrets.mask`) and control characters
-neutralised (`sanitize.printable`), in listings and in `--json` alike.
+neutralised (`sanitize.printable`), in listings and in `--json` alike. So is whatever the
+user typed that is echoed back (the query, a refused answer): a credential typed as the
+query is never printed in full.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ CANCELLED = "Cancelled. Nothing deleted."
 RESTORE_HINT = "Undo with: mem0-memories restore {id}"
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-_RANGE = re.compile(r"^(\d{1,6})(?:-(\d{1,6}))?$")
+_RANGE = re.compile(r"^([0-9]{1,6})(?:-([0-9]{1,6}))?$")  # ASCII digits only, as typed
 CANCEL_WORDS = ("", "cancel", "c", "none", "n", "no", "q", "quit")
 
 
@@ -40,6 +42,11 @@ def looks_like_id(text: str) -> bool:
 
 def shown_text(memory: Memory, limit: int = TEXT_CHARS) -> str:
     return printable(mask(memory.memory))[:limit]
+
+
+def shown_query(query: str) -> str:
+    """The typed query as echoed back: credentials masked, control characters neutralised."""
+    return printable(mask(query))
 
 
 def created_date(memory: Memory) -> str:
@@ -53,11 +60,11 @@ def match_line(number: int, memory: Memory) -> str:
 
 def matches_header(count: int, query: str) -> str:
     noun = "memory" if count == 1 else "memories"
-    return f'Found {count} {noun} matching "{printable(query)}":'
+    return f'Found {count} {noun} matching "{shown_query(query)}":'
 
 
 def no_matches(query: str, project_id: str) -> str:
-    return f'No memories match "{printable(query)}" in project {printable(project_id)}. Nothing deleted.'
+    return f'No memories match "{shown_query(query)}" in project {printable(project_id)}. Nothing deleted.'
 
 
 def found_line(memory: Memory) -> str:
@@ -85,12 +92,12 @@ def parse_selection(answer: str, count: int) -> Selection:
     if text in ("all", "a", "*"):
         return Selection(numbers=tuple(range(1, count + 1)))
     numbers: list[int] = []
-    for part in filter(None, re.split(r"[,\s]+", text)):
+    for part in filter(None, re.split(r"[,\s]+", answer.strip())):  # as typed, so a credential is masked
         match = _RANGE.match(part)
         low, high = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, -1)
         if not match or not 1 <= low <= high <= count:
             numbers_hint = f"numbers from 1 to {count} (e.g., 1,3,5)" if count > 1 else "1"
-            return Selection(error=f"Not understood: {printable(part)!r}. Enter {numbers_hint}, 'all', or 'cancel'.")
+            return Selection(error=f"Not understood: {shown_query(part)!r}. Enter {numbers_hint}, 'all', or 'cancel'.")
         numbers += [n for n in range(low, high + 1) if n not in numbers]
     return Selection(numbers=tuple(numbers))
 

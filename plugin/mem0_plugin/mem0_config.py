@@ -16,7 +16,9 @@ MAX_CONFIG_BYTES = 1_000_000
 MAX_RETENTION_DAYS = 36_500  # a century; larger values cannot be subtracted from a date safely
 
 _SECTION = r"^##[ \t]+{name}\b[^\n]*\n?(.*?)(?=^##[ \t]|^##$|\Z)"
-_RETENTION_LINE = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*:\s*(?:(\d+)\s*d|(forever))\s*$", re.I)
+# Days are ASCII digits only (`\d`, str.isdigit and int() also take Arabic-Indic,
+# full-width and other Unicode digits): a line with other digits is malformed, so skipped.
+_RETENTION_LINE = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*:\s*(?:([0-9]+)\s*d|(forever))\s*$", re.I)
 _IDENTITY_LINE = re.compile(r"^\s*project_id\s*:\s*(\S+)\s*$", re.I)
 _CATEGORY_LINE = re.compile(r"^\s*(?:[-*]\s*)?([A-Za-z0-9_.\-]+)\s*(?::.*)?$")
 
@@ -51,7 +53,10 @@ def _lines(section: str):
 
 
 def parse_retention(content: str) -> dict[str, int | None]:
-    """`## Retention` lines `<category>: <N>d` → N, `<category>: forever` → None."""
+    """`## Retention` lines `<category>: <N>d` → N, `<category>: forever` → None.
+
+    N is ASCII digits (at most MAX_RETENTION_DAYS); any other line, non-ASCII digits
+    included, is malformed and skipped."""
     if not isinstance(content, str):
         return {}
     section = _section(content, "Retention")

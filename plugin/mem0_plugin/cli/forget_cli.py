@@ -22,6 +22,7 @@ from .. import forget, operations
 from ..errors import InvalidInputError, NotFoundError
 from ..records import Memory
 from ..sanitize import inert_json
+from ..secrets import mask
 from ..store import open_store
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
@@ -94,7 +95,7 @@ def forget_by_query(caller: operations.Caller, term: Terminal, query: str, as_js
                                top_k=forget.MAX_MATCHES)
     memories = [memory for memory, _ in hits]
     if as_json:
-        _print_json({"query": query, "project_id": caller.identity.project_id,
+        _print_json({"query": mask(query), "project_id": caller.identity.project_id,
                      "results": [forget.match_record(memory, score) for memory, score in hits]})
         return 0
     if not memories:
