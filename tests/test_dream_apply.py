@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -243,9 +244,10 @@ def test_two_interactive_runs_apply_the_same_merge_once(run_cli, dream, seed, tm
     argv = [command_path("mem0-dream"), "--now", NOW]
     procs = [subprocess.Popen(argv, cwd=str(project), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    reports = [_read_until(proc, "[Y/n]") for proc in procs]  # both have made their plan before either applies
     results = [proc.communicate("a\na\ny\n", timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], results
-    outputs = [out for out, _ in results]
+    outputs = [report + out for report, (out, _) in zip(reports, results)]
     winners = [out for out in outputs if out.endswith(summary(1, 1, 2, 0) + "\n")]
     losers = [out for out in outputs if out.endswith(summary(0, 0, 0, 0) + "\n")]
     assert len(winners) == len(losers) == 1, outputs
@@ -255,3 +257,16 @@ def test_two_interactive_runs_apply_the_same_merge_once(run_cli, dream, seed, tm
     assert len(dream_made(final)) == 1
     assert final[PG_OLD]["replacement_memory_id"] == final[PG_NEW]["replacement_memory_id"]
     assert final[REDIS_USE]["replacement_memory_id"] == REDIS_DONT and final[ECS]["replacement_memory_id"] == VERCEL
+
+
+def _read_until(proc: subprocess.Popen, marker: str, timeout: float = 120) -> str:
+    """What `proc` printed up to `marker` (a prompt it then waits at), read past the pipe's
+    text buffer so that `communicate` gets the rest."""
+    fd, data = proc.stdout.fileno(), b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in data:
+        ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+        chunk = os.read(fd, 65536) if ready else b""
+        assert chunk, f"the process never printed {marker!r}: {data!r}"
+        data += chunk
+    return data.decode()

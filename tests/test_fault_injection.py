@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -135,6 +136,14 @@ def check_invariants(before: dict, after: dict, *, finished: bool) -> None:
     if finished:
         assert after["runs"] and {r["status"] for r in after["runs"]} == {"done"}, after["runs"]
         assert len(made) == len(MERGES)
+
+
+def journaled_steps(db: Path) -> int:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT count(*) FROM dream_steps").fetchone()[0]
+    finally:
+        conn.close()
 
 
 def normalised(snap: dict) -> list[dict]:
@@ -300,7 +309,8 @@ def test_killed_inside_a_merge_transaction_leaves_no_trace_of_it(scenario, tmp_p
     assert killed.returncode == 137, killed.stderr
     interrupted = snapshot(db)
     check_invariants(scenario["before"], interrupted, finished=False)
-    assert len(dream_made(interrupted)) == 1  # the first merge landed whole; the second not at all
+    # both merges share a batch (one transaction): neither the whole first nor the half second landed
+    assert not dream_made(interrupted) and journaled_steps(db) == 0
     again = dream(home, *apply_args(scenario["plan"]), cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     final = snapshot(db)

@@ -1,11 +1,19 @@
 """Step 5's writes: apply a confirmed plan, crash-safe and conditional.
 
-Every action is one transaction that also records its journal step, so an action is
-either wholly applied and journaled or not at all. The plan is journaled before the
-first action; a run killed at any point is completed by the next run (`recover`),
-which replays only the steps not yet journaled. Every action first checks that each
-memory it touches still has the version fetched (`fingerprints`): a memory changed
-since is never written over, and its action is reported as skipped.
+Every action and its journal step commit together, so an action is either wholly
+applied and journaled or not at all. The plan is journaled before the first action; a
+run killed at any point is completed by the next run (`recover`), which replays only
+the steps not yet journaled. Every action first checks that each memory it touches
+still has the version fetched (`fingerprints`): a memory changed since is never
+written over, and its action is reported as skipped.
+
+Actions are applied in plan order, several per transaction: a commit per action cost
+more than the actions themselves. A batch ends after `BATCH_STEPS` actions or
+`BATCH_SECONDS` of work, whichever comes first, because it holds the store's write lock
+that MCP server writers queue behind; it commits whole or not at all, so a kill loses at
+most the batch in progress, none of it journaled. Inside a batch each action runs in a
+savepoint: one that fails halfway (a memory changed, a stored record that cannot be
+rewritten) undoes only its own writes and is journaled as stale; its neighbours apply.
 
 Applying and recovering hold an exclusive `flock` on ``<store file>.dream-apply.lock``
 for their whole duration: a run's journal is "open" while it applies, so without it a
@@ -19,10 +27,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping
+from typing import Iterator, Mapping
 
 from ..errors import InvalidInputError, StaleWriteError, StoreError
 from ..identity import Identity
@@ -120,38 +129,89 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str
     return ""
 
 
-CrashHook = Callable[[int], None]
+BATCH_STEPS = 200  # see the module docstring
+BATCH_SECONDS = 0.1
 
 
-def _crash_point_from_env() -> CrashHook:
+@dataclass(frozen=True)
+class CrashPoint:
     """Fault injection for tests: MEM0_DREAM_CRASH_AFTER=N kills the process (exit 137, no cleanup)
-    right after the N-th journaled step; N=0 right after the plan is journaled, before the first step."""
-    limit = os.environ.get("MEM0_DREAM_CRASH_AFTER")
-    if not limit or not limit.isdigit():
-        return lambda done: None
+    right after the N-th step is journaled and committed; N=0 right after the plan is journaled."""
 
-    def crash(done: int) -> None:
-        if done >= int(limit):
+    after: int | None = None
+
+    @classmethod
+    def from_env(cls) -> "CrashPoint":
+        limit = os.environ.get("MEM0_DREAM_CRASH_AFTER")
+        return cls(int(limit) if limit and limit.isascii() and limit.isdigit() else None)
+
+    def __call__(self, done: int) -> None:
+        if self.after is not None and done >= self.after:
             os._exit(137)
-    return crash
+
+    def ends_batch(self, done: int) -> bool:
+        """Whether a batch must commit once `done` steps are journaled: the crash comes right after."""
+        return done == self.after
 
 
-def _execute(store: SqliteStore, plan: Plan, identity: Identity, run_id: str, steps: list[Step],
-             done: Mapping[int, str], outcome: ApplyOutcome, crash: CrashHook) -> None:
-    for index, step in enumerate(steps):
-        if index in done:
-            _count(outcome, step, done[index])
+NO_CRASH = CrashPoint()
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every batch of one run needs: where to write, what to apply, what is already journaled."""
+
+    store: SqliteStore
+    plan: Plan
+    identity: Identity
+    run_id: str
+    steps: list[Step]
+    done: Mapping[int, str]
+
+
+def _execute(run: _Run, outcome: ApplyOutcome, crash: CrashPoint) -> None:
+    index = 0
+    while index < len(run.steps):
+        if index in run.done:  # nothing to write: no transaction for it
+            _count(outcome, run.steps[index], run.done[index])
+            index += 1
             continue
-        try:
-            with store.write() as writer:
-                reason = _run_step(writer, plan, identity, step)
-                writer.journal_step(run_id, index, step.kind, "stale" if reason else "applied", reason)
-        except (StaleWriteError, InvalidInputError) as exc:  # changed meanwhile, or a stored record that cannot
-            reason = str(exc)                                # be rewritten (corrupt timestamp): skip, never abort
-            with store.write() as writer:
-                writer.journal_step(run_id, index, step.kind, "stale", reason)
-        _count(outcome, step, "stale" if reason else "applied", reason)
-        crash(index + 1)
+        results, index = _apply_batch(run, index, crash)
+        for step, result, reason in results:  # counted once committed, in step order
+            _count(outcome, step, result, reason)
+        crash(index)
+
+
+def _apply_batch(run: _Run, index: int, crash: CrashPoint) -> tuple[list[tuple[Step, str, str]], int]:
+    """Apply steps from `index` on in one transaction until the batch is full or the crash
+    point is reached; returns (step, result, reason) of every step it passed, and the index
+    of the next step."""
+    results: list[tuple[Step, str, str]] = []
+    applied, deadline = 0, time.monotonic() + BATCH_SECONDS
+    with run.store.write() as writer:
+        while index < len(run.steps):
+            step = run.steps[index]
+            if index in run.done:
+                results.append((step, run.done[index], ""))
+            else:
+                reason = _apply_step(writer, run, index, step)
+                results.append((step, "stale" if reason else "applied", reason))
+                applied += 1
+            index += 1
+            if applied >= BATCH_STEPS or time.monotonic() >= deadline or crash.ends_batch(index):
+                break
+    return results, index
+
+
+def _apply_step(writer: Writer, run: _Run, index: int, step: Step) -> str:
+    """One step and its journal row; returns why it was not applied ("" if it was)."""
+    try:
+        with writer.savepoint():  # a step skipped halfway (a merge's second source stale) undoes only itself
+            reason = _run_step(writer, run.plan, run.identity, step)
+    except (StaleWriteError, InvalidInputError) as exc:  # changed meanwhile, or a stored record that cannot
+        reason = str(exc)                                # be rewritten (corrupt timestamp): skip, never abort
+    writer.journal_step(run.run_id, index, step.kind, "stale" if reason else "applied", reason)
+    return reason
 
 
 def _count(outcome: ApplyOutcome, step: Step, result: str, reason: str = "") -> None:
@@ -172,8 +232,8 @@ def _label(step: Step) -> str:
 
 
 def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: Mapping[str, str],
-               *, crash: CrashHook | None = None) -> ApplyOutcome:
-    """Journal the plan, then apply each step in its own transaction."""
+               *, crash: CrashPoint | None = None) -> ApplyOutcome:
+    """Journal the plan, then apply its steps in batches (see the module docstring)."""
     steps = plan_steps(plan, resolutions)
     outcome = ApplyOutcome(skipped=sum(1 for c in plan.conflicts if resolutions.get(c.ids[0]) not in ("A", "B")))
     if not steps:
@@ -183,9 +243,9 @@ def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: 
         with store.write() as writer:
             writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
                                  json.dumps(dict(resolutions), sort_keys=True))
-        crash = crash or _crash_point_from_env()
+        crash = crash or CrashPoint.from_env()
         crash(0)
-        _execute(store, plan, identity, run_id, steps, {}, outcome, crash)
+        _execute(_Run(store, plan, identity, run_id, steps, {}), outcome, crash)
         with store.write() as writer:
             writer.journal_finish(run_id)
     return outcome
@@ -201,8 +261,8 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
             plan = plan_from_json(plan_json)
             resolutions = json.loads(resolutions_json)
             outcome = ApplyOutcome()
-            _execute(store, plan, identity, run_id, plan_steps(plan, resolutions),
-                     store.journal_steps(run_id), outcome, lambda done: None)
+            run = _Run(store, plan, identity, run_id, plan_steps(plan, resolutions), store.journal_steps(run_id))
+            _execute(run, outcome, NO_CRASH)
             with store.write() as writer:
                 writer.journal_finish(run_id)
             yield run_id, outcome
