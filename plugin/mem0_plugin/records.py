@@ -7,8 +7,8 @@ import math
 import reprlib
 import uuid
 from datetime import timedelta
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Sequence
 
 from .errors import InvalidInputError
 from .sanitize import printable
@@ -85,6 +85,19 @@ class Memory:
             "source_memory_ids": list(self.source_memory_ids),
             "immutable": self.immutable,
         }
+
+
+MEMORY_FIELDS = tuple(f.name for f in fields(Memory))  # the order of `Memory(...)`'s arguments
+
+
+def memory_of_values(values: Sequence[Any]) -> Memory:
+    """`Memory(*values)` (every field given, in `MEMORY_FIELDS` order), built faster: the frozen
+    dataclass's `__init__` sets the fields one `object.__setattr__` call at a time, a third of
+    the cost of reading a memory back from the store. The record is the same, equal to
+    `Memory(*values)`; like it, this checks no value."""
+    record = object.__new__(Memory)
+    object.__setattr__(record, "__dict__", dict(zip(MEMORY_FIELDS, values, strict=True)))
+    return record
 
 
 def new_memory_id() -> str:

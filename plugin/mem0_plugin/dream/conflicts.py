@@ -28,57 +28,69 @@ confidence, then smaller id; unparseable timestamps count as oldest — is liste
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from operator import itemgetter
 from typing import Hashable, Iterable, Iterator, Sequence
 
 from .features import AnalysedMemory
-from .lexicon import EVENT_TYPES
+from .lexicon import EVENT_TYPES, WEAK_WORDS
 from .plan import ConflictAction
 from .topics import conflict_topic
 
 MAX_VALUES_PER_TOPIC = 5
 
-Pair = tuple[AnalysedMemory, AnalysedMemory]
+Pair = tuple[AnalysedMemory, AnalysedMemory]  # (likely winner, the other)
+Ranked = tuple[tuple, AnalysedMemory]  # (newest_first_key, memory)
+_by_key = itemgetter(0)  # a Ranked's key: the likely winner sorts first
 
 
 def find_conflicts(items: Sequence[AnalysedMemory], type_name: str) -> list[ConflictAction]:
     """The conflicts among `items` (one type group, sorted by id); each memory in at most one."""
     if type_name in EVENT_TYPES:
         return []
-    actions = [conflict_action(a, b, type_name) for a, b in polarity_pairs(items)]
-    used = {memory_id for action in actions for memory_id in action.ids}
-    remaining = [item for item in items if item.id not in used]
-    actions += [conflict_action(a, b, type_name) for a, b in value_pairs(remaining)]
-    return actions
+    pairs = list(polarity_pairs(items))
+    used = {item.id for pair in pairs for item in pair}
+    pairs += value_pairs([item for item in items if item.id not in used])
+    return [conflict_action(winner, loser, type_name) for winner, loser in pairs]
 
 
-def conflict_action(first: AnalysedMemory, second: AnalysedMemory, type_name: str) -> ConflictAction:
-    winner, loser = sorted((first, second), key=lambda item: item.newest_first_key)
+def conflict_action(winner: AnalysedMemory, loser: AnalysedMemory, type_name: str) -> ConflictAction:
     shared = winner.features.frame & loser.features.frame or winner.features.core & loser.features.core
     topic = conflict_topic(winner.memory.memory, loser.memory.memory, fallback=shared) or type_name
     return ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic, likely_winner=winner.id)
 
 
 def _buckets(items: Iterable[AnalysedMemory], key) -> Iterator[list[AnalysedMemory]]:
+    """The groups of two or more items with the same non-None `key`, in the order first seen."""
     grouped: dict[Hashable, list[AnalysedMemory]] = defaultdict(list)
     for item in items:
         bucket = key(item)
         if bucket is not None:
             grouped[bucket].append(item)
-    for members in grouped.values():
-        if len(members) > 1:
-            yield sorted(members, key=lambda item: item.newest_first_key)
+    return (members for members in grouped.values() if len(members) > 1)
+
+
+def _newest_first(members: Iterable[AnalysedMemory]) -> list[Ranked]:
+    """`members` with their sort keys, likely winner first: each key computed once (the property
+    recomputes it on every read), and only for the groups that can pair."""
+    return sorted(((member.newest_first_key, member) for member in members), key=_by_key)
 
 
 def _polarity_key(item: AnalysedMemory):
     features = item.features
-    return (features.core, features.literals, features.qualifiers) if features.core else None
+    sig = features.sig  # its core is sig itself when it has no weak word (most): no new set then
+    core = sig if sig.isdisjoint(WEAK_WORDS) else features.core
+    return (core, features.literals, features.qualifiers) if core else None
 
 
 def polarity_pairs(items: Sequence[AnalysedMemory]) -> Iterator[Pair]:
+    """In each bucket, the n-th newest affirmed statement with the n-th newest negated one."""
     for members in _buckets(items, _polarity_key):
         negated = [m for m in members if m.features.negated]
-        affirmed = [m for m in members if not m.features.negated]
-        yield from zip(affirmed, negated)
+        if 0 < len(negated) < len(members):  # else all alike: nothing to pair, nothing to sort
+            affirmed = [m for m in members if not m.features.negated]
+            for pair in zip(_newest_first(affirmed), _newest_first(negated)):
+                (_, winner), (_, loser) = sorted(pair, key=_by_key)
+                yield winner, loser
 
 
 def _value_key(item: AnalysedMemory):
@@ -94,21 +106,23 @@ def value_pairs(items: Sequence[AnalysedMemory]) -> Iterator[Pair]:
 
 
 def _pair_different_values(members: Sequence[AnalysedMemory]) -> Iterator[Pair]:
-    """Pair each memory (newest first) with the newest unpaired one whose values differ both ways."""
-    queues: dict[frozenset[str], deque[AnalysedMemory]] = {}
-    for member in members:
-        queues.setdefault(member.features.values, deque()).append(member)
-    if not 2 <= len(queues) <= MAX_VALUES_PER_TOPIC:
+    """Pair each memory (newest first) with the newest unpaired one whose values differ both ways.
+    The partner is always the older of the two: everything newer is already paired or passed over."""
+    if not 2 <= len({member.features.values for member in members}) <= MAX_VALUES_PER_TOPIC:
         return
+    ranked = _newest_first(members)
+    queues: dict[frozenset[str], deque[Ranked]] = defaultdict(deque)
+    for entry in ranked:
+        queues[entry[1].features.values].append(entry)
     paired: set[str] = set()
-    for member in members:
+    for _, member in ranked:
         if member.id in paired:
             continue
         values = member.features.values
         queues[values].popleft()
         heads = [q[0] for v, q in queues.items() if q and v - values and values - v]
         if heads:
-            partner = min(heads, key=lambda item: item.newest_first_key)
+            _, partner = min(heads, key=_by_key)
             queues[partner.features.values].popleft()
             paired.update((member.id, partner.id))
             yield member, partner

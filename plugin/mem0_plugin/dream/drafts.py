@@ -27,9 +27,10 @@ from .features import cased_words
 def draft_text(sources: Sequence[str], union: frozenset[str]) -> str | None:
     """The merged text for `sources` (best first) whose significant words are `union`; None if impossible."""
     base = sources[0]
-    missing = union - significant_words(base)
+    base_words = significant_words(base)
+    missing = union - base_words
     if not missing:
-        return base if significant_words(base) == union else None
+        return base if base_words == union else None
     draft = append_words(base, surface_forms(missing, sources[1:]))
     return draft if significant_words(draft) == union else None
 

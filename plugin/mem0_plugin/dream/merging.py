@@ -43,6 +43,7 @@ from .lexicon import WEAK_WORDS
 from .plan import MergeAction
 
 Rest = tuple[bool, frozenset[str], frozenset[str]]
+Block = tuple[frozenset[str], Rest]
 MAX_VARIANTS = 64
 
 
@@ -60,13 +61,21 @@ def mergeable(a: TextFeatures, b: TextFeatures) -> bool:
     return rest_key(a) == rest_key(b) and words_mergeable(a.sig, b.sig)
 
 
+def block_key(sig: frozenset[str], rest: Rest) -> Block:
+    """What mergeable memories share exactly: their non-weak words and `rest_key`."""
+    return (sig if sig.isdisjoint(WEAK_WORDS) else sig - WEAK_WORDS, rest)  # most have no weak word
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
-    """Memories of one type with identical words, polarity, qualifiers and literals."""
+    """Memories of one type with identical words, polarity, qualifiers and literals. `block` is
+    its `block_key` when that block holds other nodes to compare it with (see
+    `mergeable_node_pairs`), else None."""
 
     sig: frozenset[str]
     rest: Rest
     members: tuple[AnalysedMemory, ...]
+    block: Block | None
 
 
 def source_rank(item: AnalysedMemory) -> tuple:
@@ -86,12 +95,22 @@ def find_merges(items: Sequence[AnalysedMemory], type_name: str) -> list[MergeAc
 
 
 def build_nodes(items: Sequence[AnalysedMemory]) -> list[Node]:
-    grouped: dict[tuple[frozenset[str], Rest], list[AnalysedMemory]] = defaultdict(list)
+    """The nodes of `items` that can take part in a merge, block by block in the order first
+    seen: those holding two or more memories, and those with other nodes in their block to be
+    compared with. Most memories are neither (a lone text with no variant): no need to look further."""
+    blocks: dict[Block, dict[frozenset[str], list[AnalysedMemory]]] = defaultdict(dict)
     for item in items:
-        if item.features.sig:
-            grouped[(item.features.sig, rest_key(item.features))].append(item)
-    return [Node(sig, rest, tuple(sorted(members, key=source_rank) if len(members) > 1 else members))
-            for (sig, rest), members in grouped.items()]
+        sig = item.features.sig
+        if sig:
+            blocks[block_key(sig, rest_key(item.features))].setdefault(sig, []).append(item)
+    nodes: list[Node] = []
+    for block, variants in blocks.items():
+        comparable = 1 < len(variants) <= MAX_VARIANTS
+        for sig, members in variants.items():
+            if comparable or len(members) > 1:
+                ranked = tuple(sorted(members, key=source_rank) if len(members) > 1 else members)
+                nodes.append(Node(sig, block[1], ranked, block if comparable else None))
+    return nodes
 
 
 def merge_components(nodes: Sequence[Node]) -> list[list[Node]]:
@@ -118,18 +137,19 @@ def mergeable_node_pairs(nodes: Sequence[Node]) -> Iterator[tuple[int, int]]:
 
     Rule 2 says the words only one side has are weak, i.e. both have the same non-weak
     words (``core``); with rule 3-4, mergeable nodes share (core, rest) exactly. So nodes are
-    blocked by that key (a hash lookup: no pair across blocks can merge) and within a block,
-    where the sets differ only by weak words, `similar_pairs` finds those above 0.6. A block
-    of more than `MAX_VARIANTS` differently worded variants is left to identical-text merges
-    only (in doubt, no merge; and grouping it would cost time cubic in its size).
+    blocked by that key (`Node.block`, set by `build_nodes`: a hash lookup, no pair across
+    blocks can merge) and within a block, where the sets differ only by weak words,
+    `similar_pairs` finds those above 0.6. A block of more than `MAX_VARIANTS` differently
+    worded variants is left to identical-text merges only (`block` None: in doubt, no merge;
+    and grouping it would cost time cubic in its size).
     """
-    blocks: dict[tuple[frozenset[str], Rest], list[int]] = defaultdict(list)
+    blocks: dict[Block, list[int]] = defaultdict(list)
     for index, node in enumerate(nodes):
-        blocks[(node.sig - WEAK_WORDS, node.rest)].append(index)
+        if node.block is not None:
+            blocks[node.block].append(index)
     for block in blocks.values():
-        if 1 < len(block) <= MAX_VARIANTS:
-            for i, j in similar_pairs([nodes[index].sig for index in block]):
-                yield block[i], block[j]
+        for i, j in similar_pairs([nodes[index].sig for index in block]):
+            yield block[i], block[j]
 
 
 def split_component(nodes: Sequence[Node]) -> Iterator[list[Node]]:
@@ -158,7 +178,7 @@ def merge_action(group: Sequence[Node], type_name: str) -> MergeAction | None:
     text = draft_text(sources, union)
     if text is None or (text not in sources and not _draft_keeps_meaning(text, group[0].rest, union)):
         return None
-    confidences = [m.memory.confidence for m in members if m.memory.confidence is not None]
+    confidences = [c for c in (m.memory.confidence for m in members) if c is not None]
     return MergeAction(ids=tuple(m.id for m in sorted(members, key=lambda m: m.oldest_first_key)),
                        type=type_name, merged_text=text,
                        confidence=max(confidences) if confidences else None,

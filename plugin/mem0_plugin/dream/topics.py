@@ -17,7 +17,9 @@ Deterministic; an empty string only when both are empty.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from functools import lru_cache
+from itertools import islice
+from typing import Sequence
 
 from ..text import NEGATIONS, fold_plural
 from .features import cased_words
@@ -27,44 +29,45 @@ MAX_TOPIC_SOURCE_WORDS = 64
 MAX_TOPIC_WORDS = 8
 
 
-class Token(NamedTuple):
-    key: str
-    surface: str
-
-
 def conflict_topic(text_a: str, text_b: str, *, fallback: frozenset[str] = frozenset()) -> str:
-    common = _trim(_common_words(_tokens(text_a), _tokens(text_b)))
+    common = _trim(_common_words(_words(text_a), _words(text_b)))
     if not common:
         return " ".join(sorted(fallback)[:MAX_TOPIC_WORDS])
     return " ".join(_shown(a, b) for a, b in common[:MAX_TOPIC_WORDS])
 
 
-def _tokens(text: str) -> list[Token]:
-    tokens: list[Token] = []
-    for surface in cased_words(text):
-        lowered = surface.lower().replace("’", "'")
-        if lowered in NEGATIONS:
-            continue
-        tokens.append(Token(canonical(fold_plural(lowered)), surface))
-        if len(tokens) == MAX_TOPIC_SOURCE_WORDS:
-            break
-    return tokens
+def _words(text: str) -> list[str]:
+    """The first `MAX_TOPIC_SOURCE_WORDS` words of `text` as written, negations (no key) left out."""
+    return list(islice(filter(_word_key, cased_words(text)), MAX_TOPIC_SOURCE_WORDS))
 
 
-def _common_words(a: Sequence[Token], b: Sequence[Token]) -> list[tuple[Token, Token]]:
-    """Longest common subsequence by key (dynamic programming; ties resolved the same way every time)."""
+@lru_cache(maxsize=1 << 14)
+def _word_key(word: str) -> str | None:
+    """How a word is compared (folded, lower-cased, predicate synonyms canonical; never empty);
+    None for a negation, which is ignored. Cached: the same words recur memory after memory."""
+    lowered = word.lower().replace("’", "'")
+    return None if lowered in NEGATIONS else canonical(fold_plural(lowered))
+
+
+def _common_words(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
+    """Longest common subsequence by key, as (word of `a`, word of `b`) pairs (dynamic
+    programming; ties resolved the same way every time).
+
+    Two shortcuts leave the result unchanged. A word of `a` whose key `b` lacks is left out
+    first: its row of the table would equal the next one, and the walk always steps past it.
+    And the table is not filled for the opening both share: the walk takes equal keys as it
+    meets them, without reading the table.
+    """
+    b_keys = list(map(_word_key, b))
+    in_b = set(b_keys)
+    a = [word for word in a if _word_key(word) in in_b]
+    a_keys = list(map(_word_key, a))
     rows, cols = len(a), len(b)
-    length = [[0] * (cols + 1) for _ in range(rows + 1)]
-    for i in range(rows - 1, -1, -1):
-        for j in range(cols - 1, -1, -1):
-            if a[i].key == b[j].key:
-                length[i][j] = length[i + 1][j + 1] + 1
-            else:
-                length[i][j] = max(length[i + 1][j], length[i][j + 1])
-    common: list[tuple[Token, Token]] = []
+    length = _suffix_lcs_lengths(a_keys, b_keys, _shared_opening(a_keys, b_keys))
+    common: list[tuple[str, str]] = []
     i = j = 0
     while i < rows and j < cols:
-        if a[i].key == b[j].key:
+        if a_keys[i] == b_keys[j]:
             common.append((a[i], b[j]))
             i, j = i + 1, j + 1
         elif length[i + 1][j] >= length[i][j + 1]:
@@ -74,16 +77,42 @@ def _common_words(a: Sequence[Token], b: Sequence[Token]) -> list[tuple[Token, T
     return common
 
 
-def _trim(common: list[tuple[Token, Token]]) -> list[tuple[Token, Token]]:
+def _shared_opening(a: Sequence[str], b: Sequence[str]) -> int:
+    """How many keys `a` and `b` share at their start."""
+    shared = 0
+    for key_a, key_b in zip(a, b):
+        if key_a != key_b:
+            break
+        shared += 1
+    return shared
+
+
+def _suffix_lcs_lengths(a: Sequence[str], b: Sequence[str], start: int = 0) -> list[list[int]]:
+    """``length[i][j]``: the length of the longest common subsequence of ``a[i:]`` and ``b[j:]``,
+    for ``i, j >= start`` (the rest is left 0)."""
+    cols = len(b)
+    length = [[0] * (cols + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, start - 1, -1):
+        key, row, below = a[i], length[i], length[i + 1]
+        for j in range(cols - 1, start - 1, -1):
+            if key == b[j]:
+                row[j] = below[j + 1] + 1
+            else:
+                down, right = below[j], row[j + 1]
+                row[j] = down if down >= right else right
+    return length
+
+
+def _trim(common: list[tuple[str, str]]) -> list[tuple[str, str]]:
     start, end = 0, len(common)
-    while start < end and common[start][0].surface.lower() in TOPIC_EDGE_WORDS:
+    while start < end and common[start][0].lower() in TOPIC_EDGE_WORDS:
         start += 1
-    while end > start and common[end - 1][0].surface.lower() in TOPIC_EDGE_WORDS:
+    while end > start and common[end - 1][0].lower() in TOPIC_EDGE_WORDS:
         end -= 1
     return common[start:end]
 
 
-def _shown(a: Token, b: Token) -> str:
-    if a.surface.lower() == b.surface.lower():
-        return a.surface
-    return PREDICATE_LABELS.get(a.key, a.surface)
+def _shown(a: str, b: str) -> str:
+    if a.lower() == b.lower():
+        return a
+    return PREDICATE_LABELS.get(_word_key(a), a)

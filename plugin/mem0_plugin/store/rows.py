@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 from ..dream.stored_features import encode_for
-from ..records import Memory
+from ..records import Memory, memory_of_values
 from ..text import significant_words, terms_text
 from ..timeutil import parse_timestamp, to_micros
 
@@ -27,11 +27,53 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()
 
 
+_DECODER = json.JSONDecoder()
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+class _FlatObjects(dict):
+    """Metadata text -> the JSON object it holds, kept for objects whose values are all scalars
+    (a copy of one is then as good as a fresh parse, and several times cheaper): memories share
+    a few metadata texts (``{"type": ..., "source": ..., "branch": ...}``). Bounded: texts up
+    to `MAX_TEXT` characters, and it stops growing at `MAX_ENTRIES`."""
+
+    MAX_TEXT = 256
+    MAX_ENTRIES = 10_000
+
+    def remember(self, text: str, value: dict[str, Any]) -> None:
+        if (len(text) <= self.MAX_TEXT and len(self) < self.MAX_ENTRIES
+                and all(type(item) in _SCALAR_TYPES for item in value.values())):
+            self[text] = value.copy()
+
+
+_FLAT_OBJECTS = _FlatObjects()
+
+
 def _json_object(text: str) -> dict[str, Any]:
+    """The JSON object `text` holds, as `json.loads` reads it; {} for anything else. A new dict
+    every call."""
+    if not isinstance(text, str):
+        return _decode_object(text)
+    cached = _FLAT_OBJECTS.get(text)
+    if cached is not None:
+        return cached.copy()
+    value = _decode_object(text)
+    _FLAT_OBJECTS.remember(text, value)
+    return value
+
+
+def _decode_object(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        # the store writes compact JSON: decoded without `json.loads`'s wrapping (it costs as much)
+        value, end = _DECODER.raw_decode(text)
+        exact = end == len(text)
     except (TypeError, ValueError):
-        return {}
+        exact = False
+    if not exact:  # not exactly one JSON value (whitespace around it, bytes, not JSON ...): in full
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError):
+            return {}
     return value if isinstance(value, dict) else {}
 
 
@@ -46,13 +88,12 @@ def _json_ids(text: str) -> tuple[str, ...]:
 
 
 def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
+    """The `Memory` of a row starting with the `COLUMNS` (dream reads 100,000 of them: see
+    `memory_of_values`)."""
     (mid, user, app, agent, run, text, metadata, created, updated, state, replacement,
      sources, immutable, version) = tuple(row)[:len(COLUMNS)]
-    return Memory(id=mid, memory=text, user_id=user, app_id=app, agent_id=agent, run_id=run,
-                  metadata=_json_object(metadata), created_at=created, updated_at=updated,
-                  lifecycle_state=state, replacement_memory_id=replacement,
-                  source_memory_ids=_json_ids(sources), immutable=bool(immutable),
-                  version=int(version))
+    return memory_of_values((mid, text, user, app, agent, run, _json_object(metadata), created, updated,
+                             state, replacement, _json_ids(sources), bool(immutable), int(version)))
 
 
 def memory_to_row(memory: Memory, *, with_text: bool = True) -> tuple:
