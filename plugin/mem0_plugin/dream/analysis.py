@@ -148,7 +148,7 @@ def _per_type(items: Sequence[AnalysedMemory],
     """`find` applied to each type group, types in sorted order."""
     by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
     for item in items:
-        by_type[item.memory.type].append(item)
+        by_type[item.type].append(item)
     return [action for type_name in sorted(by_type) for action in find(by_type[type_name], type_name)]
 
 

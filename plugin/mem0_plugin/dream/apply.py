@@ -11,7 +11,10 @@ Actions are applied in plan order, several per transaction: a commit per action 
 more than the actions themselves. A batch ends after `BATCH_STEPS` actions or
 `BATCH_SECONDS` of work, whichever comes first, because it holds the store's write lock
 that MCP server writers queue behind; it commits whole or not at all, so a kill loses at
-most the batch in progress, none of it journaled. Inside a batch each action runs in a
+most the batch in progress, none of it journaled. Between batches the run pauses for
+`BATCH_PAUSE`: a waiting writer polls the lock (SQLite's busy handler sleeps between
+tries, up to 25 ms while its wait is short) and would otherwise find it taken again by
+the next batch every time, waiting until the whole apply is done. Inside a batch each action runs in a
 savepoint: one that fails halfway (a memory changed, a stored record that cannot be
 rewritten) undoes only its own writes and is journaled as stale; its neighbours apply.
 
@@ -131,6 +134,7 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str
 
 BATCH_STEPS = 200  # see the module docstring
 BATCH_SECONDS = 0.1
+BATCH_PAUSE = 0.025
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,8 @@ def _execute(run: _Run, outcome: ApplyOutcome, crash: CrashPoint) -> None:
         for step, result, reason in results:  # counted once committed, in step order
             _count(outcome, step, result, reason)
         crash(index)
+        if index < len(run.steps):
+            time.sleep(BATCH_PAUSE)  # let a writer waiting on the lock in (see the module docstring)
 
 
 def _apply_batch(run: _Run, index: int, crash: CrashPoint) -> tuple[list[tuple[Step, str, str]], int]:

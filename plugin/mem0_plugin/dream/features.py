@@ -185,15 +185,14 @@ def _is_name(token: str, starts_sentence: bool) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class AnalysedMemory:
-    """An eligible memory with its text features and its parsed creation time (None: unparseable)."""
+    """An eligible memory with its text features, its parsed creation time (None: unparseable),
+    and its id and type (`Memory.type`) read once: the rules read them at every step."""
 
     memory: Memory
     features: TextFeatures
     created: datetime | None
-
-    @property
-    def id(self) -> str:
-        return self.memory.id
+    id: str
+    type: str
 
     @property
     def newest_first_key(self) -> tuple[int, float, str]:
@@ -215,7 +214,8 @@ def analysed(memory: Memory, cache: dict[str, TextFeatures] | None = None) -> An
         features = text_features(memory.memory)
         if cache is not None:
             cache[memory.memory] = features
-    return AnalysedMemory(memory=memory, features=features, created=parse_created(memory.created_at))
+    return AnalysedMemory(memory=memory, features=features, created=parse_created(memory.created_at),
+                          id=memory.id, type=memory.type)
 
 
 def parse_created(value: object) -> datetime | None:

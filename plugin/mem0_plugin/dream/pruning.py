@@ -30,11 +30,11 @@ def age_days(item: AnalysedMemory, now: datetime) -> int | None:
 
 
 def retention_prune(item: AnalysedMemory, policy: Mapping[str, int | None], now: datetime) -> PruneAction | None:
-    days = policy.get(item.memory.type)
+    days = policy.get(item.type)
     age = age_days(item, now)
     if days is None or not is_retention_value(days) or age is None or age <= days:
         return None
-    return PruneAction(id=item.id, type=item.memory.type, age_days=age, reason=REASON_RETENTION)
+    return PruneAction(id=item.id, type=item.type, age_days=age, reason=REASON_RETENTION)
 
 
 def low_confidence_prune(item: AnalysedMemory, now: datetime) -> PruneAction | None:
@@ -42,4 +42,4 @@ def low_confidence_prune(item: AnalysedMemory, now: datetime) -> PruneAction | N
     if confidence is None or confidence >= LOW_CONFIDENCE or item.features.specific:
         return None
     age = max(0, age_days(item, now) or 0)
-    return PruneAction(id=item.id, type=item.memory.type, age_days=age, reason=REASON_LOW_CONFIDENCE)
+    return PruneAction(id=item.id, type=item.type, age_days=age, reason=REASON_LOW_CONFIDENCE)
