@@ -245,3 +245,22 @@ def test_a_store_from_before_the_column_gains_it_empty_when_opened(tmp_path):
 
 def test_the_module_says_what_it_is():
     assert "cache" in stored_features.__doc__
+
+
+# -- an import reads its texts in a second process ---------------------------------------------
+
+def test_readings_of_a_large_batch_are_those_of_each_text_in_order():
+    texts = [f"{t} #{i}" for i, t in enumerate((TEXTS + demo_texts()) * 200)]
+    assert len(texts) >= stored_features.PARALLEL_FROM
+    assert list(stored_features.readings_of(texts)) == [encode_for(t) for t in texts]
+
+
+def test_a_large_import_stores_the_reading_of_every_text(run_cli, tmp_path):
+    records = [{"memory": f"The service{i} worker listens on port {8000 + i % 50}",
+                "metadata": {"type": "environmental"}} for i in range(stored_features.PARALLEL_FROM + 100)]
+    done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "big.jsonl", records)))
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(store_file()) as conn:
+        rows = conn.execute("SELECT memory, features FROM memories").fetchall()
+    assert len(rows) == len(records)
+    assert all(decode_for(value, text) == text_features(text) for text, value in rows)

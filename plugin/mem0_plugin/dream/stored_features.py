@@ -21,7 +21,10 @@ features to catch a forgotten bump. Pure functions.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import zlib
+from typing import Iterator, Sequence
 
 from .features import TextFeatures, text_features
 
@@ -31,6 +34,7 @@ _FIELD = "\x1e"
 _WORD = "\x1f"
 _SAME_AS_LITERALS = "="
 _EMPTY: frozenset[str] = frozenset()
+PARALLEL_FROM = 5_000  # texts: below this a second process costs more than it saves
 
 
 def text_checksum(text: str) -> str:
@@ -53,6 +57,24 @@ def encode(features: TextFeatures, text: str) -> str | None:
 def encode_for(text: str) -> str | None:
     """The column value for a memory whose text is `text` (what the store writes)."""
     return encode(text_features(text), text)
+
+
+def readings_of(texts: Sequence[str]) -> Iterator[str | None]:
+    """`encode_for` of each text, in order. A large batch (an import) is read by a second
+    process while the caller writes what it gets, so the reading costs no time on a machine
+    with a spare core; where no process can be started, the texts are read here."""
+    if len(texts) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+        return map(encode_for, texts)
+    try:
+        pool = multiprocessing.get_context("fork").Pool(1)  # started now, before the caller's transaction
+    except (OSError, ValueError):
+        return map(encode_for, texts)
+    return _read_by(pool, texts)
+
+
+def _read_by(pool, texts: Sequence[str]) -> Iterator[str | None]:
+    with pool:  # ended when the caller stops reading (done, or an error)
+        yield from pool.imap(encode_for, texts, chunksize=256)
 
 
 def decode_for(value: object, text: str) -> TextFeatures | None:

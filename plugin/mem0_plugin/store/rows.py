@@ -96,14 +96,19 @@ def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
                              state, replacement, _json_ids(sources), bool(immutable), int(version)))
 
 
-def memory_to_row(memory: Memory, *, with_text: bool = True) -> tuple:
+READ_THE_TEXT = object()  # `memory_to_row`'s default reading: computed from the text here
+
+
+def memory_to_row(memory: Memory, *, with_text: bool = True, reading: object = READ_THE_TEXT) -> tuple:
     """The values of `WRITE_COLUMNS` for `memory`, or of `UNCHANGED_TEXT_COLUMNS` when
-    `with_text` is false (a change that keeps the text need not re-read it)."""
+    `with_text` is false (a change that keeps the text need not re-read it). `reading` is the
+    `features` value when the caller already has it (`encode_for(memory.memory)`)."""
     if not with_text:
         return tuple(value for column, value in zip(WRITE_COLUMNS, _row(memory, "", "", None))
                      if column not in TEXT_DERIVED_COLUMNS)
-    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)),
-                encode_for(memory.memory))
+    if reading is READ_THE_TEXT:
+        reading = encode_for(memory.memory)
+    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)), reading)
 
 
 def _row(memory: Memory, hashed: str, terms: str, features: str | None) -> tuple:

@@ -26,8 +26,8 @@ from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .migrations import migrate
 from . import search as lexical
-from .rows import (SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row, row_to_memory,
-                   text_hash)
+from .rows import (READ_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row,
+                   row_to_memory, text_hash)
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -463,10 +463,11 @@ class Writer:
     def exists(self, memory_id: str) -> bool:
         return self._execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 
-    def insert(self, memory: Memory, *, event: str = "ADD", actor: str) -> Memory:
+    def insert(self, memory: Memory, *, event: str = "ADD", actor: str, reading: object = READ_THE_TEXT) -> Memory:
+        """Insert `memory` and its history row; `reading`: its `features` value if already known."""
         marks = ", ".join("?" * len(WRITE_COLUMNS))
         self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
-                      memory_to_row(memory))
+                      memory_to_row(memory, reading=reading))
         self.record(memory.user_id, memory.id, event, actor, None, memory)
         return memory
 
