@@ -306,6 +306,11 @@ def queries(count: int, seed: int) -> list[str]:
 
 
 def data_path(n: int, seed: int = DEFAULT_SEED, suffix: str = ".sqlite3") -> Path:
+    """The cached file; a store's name carries the schema version, so a store written by an
+    older schema (without, say, dream's stored readings) is never measured as a new one."""
+    if suffix == ".sqlite3":
+        from mem0_plugin.store.migrations import MIGRATIONS
+        suffix = f"-schema{len(MIGRATIONS)}{suffix}"
     return DATA / f"mem-{n}-s{seed}{suffix}"
 
 

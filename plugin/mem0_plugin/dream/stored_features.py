@@ -21,7 +21,6 @@ features to catch a forgotten bump. Pure functions.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import zlib
 from typing import Iterator, Sequence
@@ -65,6 +64,8 @@ def readings_of(texts: Sequence[str]) -> Iterator[str | None]:
     with a spare core; where no process can be started, the texts are read here."""
     if len(texts) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
         return map(encode_for, texts)
+    import multiprocessing  # here: every command imports this module, few read a large batch
+
     try:
         pool = multiprocessing.get_context("fork").Pool(1)  # started now, before the caller's transaction
     except (OSError, ValueError):
