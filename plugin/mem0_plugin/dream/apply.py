@@ -189,22 +189,18 @@ def _execute(run: _Run, outcome: ApplyOutcome, crash: CrashPoint) -> None:
 
 
 def _apply_batch(run: _Run, index: int, crash: CrashPoint) -> tuple[list[tuple[Step, str, str]], int]:
-    """Apply steps from `index` on in one transaction until the batch is full or the crash
-    point is reached; returns (step, result, reason) of every step it passed, and the index
-    of the next step."""
+    """Apply steps from `index` (not yet journaled) on in one transaction until the batch is
+    full, the crash point is reached or a journaled step comes (`_execute` counts those);
+    returns (step, result, reason) of every step applied, and the index of the next step."""
     results: list[tuple[Step, str, str]] = []
-    applied, deadline = 0, time.monotonic() + BATCH_SECONDS
+    deadline = time.monotonic() + BATCH_SECONDS
     with run.store.write() as writer:
-        while index < len(run.steps):
+        while index < len(run.steps) and index not in run.done:
             step = run.steps[index]
-            if index in run.done:
-                results.append((step, run.done[index], ""))
-            else:
-                reason = _apply_step(writer, run, index, step)
-                results.append((step, "stale" if reason else "applied", reason))
-                applied += 1
+            reason = _apply_step(writer, run, index, step)
+            results.append((step, "stale" if reason else "applied", reason))
             index += 1
-            if applied >= BATCH_STEPS or time.monotonic() >= deadline or crash.ends_batch(index):
+            if len(results) >= BATCH_STEPS or time.monotonic() >= deadline or crash.ends_batch(index):
                 break
     return results, index
 
