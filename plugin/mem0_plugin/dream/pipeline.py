@@ -55,9 +55,8 @@ class Prepared:
     """Steps 1–3's result: the plan, and what is needed to store the readings analysis made."""
 
     plan: Plan
-    memories: list[Memory] = field(repr=False)
+    fetched: Fetched = field(repr=False)
     features: dict[str, TextFeatures] = field(repr=False)  # by text: stored ones and those read now
-    stored_ids: frozenset[str] = field(repr=False)  # memories whose reading came from the store
 
 
 def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> list[Memory]:
@@ -126,16 +125,16 @@ def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress
         fetched = fetch_with_features(store, identity, progress)
         features = dict(fetched.known_features)
         plan = step3_analyse(fetched.memories, policy, source, identity, now, analysis_progress, features)
-    return Prepared(plan, fetched.memories, features, fetched.stored_ids)
+    return Prepared(plan, fetched, features)
 
 
 def store_new_readings(store: SqliteStore, prepared: Prepared) -> int:
     """Store the readings analysis made of texts that had no valid stored one (one short
     transaction; a cache, not a change of any memory). Returns how many rows took one."""
     readings = []
-    for memory in prepared.memories:
+    for memory in prepared.fetched.memories:
         features = prepared.features.get(memory.memory)
-        if features is not None and memory.id not in prepared.stored_ids:
+        if features is not None and memory.id not in prepared.fetched.stored_ids:
             value = encode(features, memory.memory)
             if value is not None:
                 readings.append((memory.id, memory.memory, value))
