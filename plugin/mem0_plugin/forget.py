@@ -40,13 +40,14 @@ def looks_like_id(text: str) -> bool:
     return bool(_UUID.match(text.strip()))
 
 
+def shown(text: str) -> str:
+    """Text as shown (a memory, or what the user typed echoed back): credentials masked,
+    control characters neutralised."""
+    return printable(mask(text))
+
+
 def shown_text(memory: Memory, limit: int = TEXT_CHARS) -> str:
-    return printable(mask(memory.memory))[:limit]
-
-
-def shown_query(query: str) -> str:
-    """The typed query as echoed back: credentials masked, control characters neutralised."""
-    return printable(mask(query))
+    return shown(memory.memory)[:limit]
 
 
 def created_date(memory: Memory) -> str:
@@ -60,11 +61,11 @@ def match_line(number: int, memory: Memory) -> str:
 
 def matches_header(count: int, query: str) -> str:
     noun = "memory" if count == 1 else "memories"
-    return f'Found {count} {noun} matching "{shown_query(query)}":'
+    return f'Found {count} {noun} matching "{shown(query)}":'
 
 
 def no_matches(query: str, project_id: str) -> str:
-    return f'No memories match "{shown_query(query)}" in project {printable(project_id)}. Nothing deleted.'
+    return f'No memories match "{shown(query)}" in project {printable(project_id)}. Nothing deleted.'
 
 
 def found_line(memory: Memory) -> str:
@@ -97,7 +98,7 @@ def parse_selection(answer: str, count: int) -> Selection:
         low, high = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, -1)
         if not match or not 1 <= low <= high <= count:
             numbers_hint = f"numbers from 1 to {count} (e.g., 1,3,5)" if count > 1 else "1"
-            return Selection(error=f"Not understood: {shown_query(part)!r}. Enter {numbers_hint}, 'all', or 'cancel'.")
+            return Selection(error=f"Not understood: {shown(part)!r}. Enter {numbers_hint}, 'all', or 'cancel'.")
         numbers += [n for n in range(low, high + 1) if n not in numbers]
     return Selection(numbers=tuple(numbers))
 
