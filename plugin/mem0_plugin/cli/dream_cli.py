@@ -71,15 +71,22 @@ def cmd_interactive(args, identity: Identity) -> int:
     with open_store(identity.store_url) as store:
         _recover(store, identity)
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
-                         analysis_progress=term.progress("Analysing memories"))
+                         analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
         return run_interactive(term, store, identity, plan)
+
+
+def _semantic(identity: Identity):
+    """The configured embedder (dream then also merges and contrasts by meaning), or None."""
+    from ..semantic import Semantic
+
+    return Semantic.from_home(identity.home)
 
 
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_url) as store:
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
-                         analysis_progress=term.progress("Analysing memories"))
+                         analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
     if args.json:
         text = plan_to_json(plan)
         if args.output is not None and args.output != "-":
@@ -92,7 +99,7 @@ def cmd_plan(args, identity: Identity) -> int:
     elif plan.is_empty:
         print(report.NO_PROPOSALS)
     else:
-        print(report.render_report(plan))
+        print(report.render_report(plan, asking=False))
     return 0
 
 
@@ -176,7 +183,7 @@ def cmd_auto(args, identity: Identity) -> int:
 def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_url) as store:
         _recover(store, identity)
-        prepared = prepare_plan(store, identity, _now(args))
+        prepared = prepare_plan(store, identity, _now(args), semantic=_semantic(identity), store_vectors=True)
         plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
@@ -199,7 +206,7 @@ def cmd_demo(args, identity: Identity) -> int:
         term = Terminal.standard()
         term.line(f"Demo: a throwaway store with the sample memories of a fictional project "
                   f"({demo_identity.project_id}); your own memories are not touched.\n")
-        plan = make_plan(store, demo_identity, _now(args))
+        plan = make_plan(store, demo_identity, _now(args), semantic=_semantic(identity))
         return run_interactive(term, store, demo_identity, plan)
 
 

@@ -24,6 +24,7 @@ from ..quality import QualityReport, known_types, render_findings, render_summar
 from ..records import Memory
 from ..sanitize import inert_json
 from ..store import SqliteStore
+from ..store.sqlite_store import sqlite_path
 from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, identity_arguments, identity_from, run_command
 
@@ -110,7 +111,33 @@ def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.Che
         stores, quality = store_checks(identity, args.deep, now)
         ident = health.identity_check(identity.user_id, identity.project_id, identity.branch)
     lock = health.lock_check(probes.inspect_lock(lock_path_from_env()))
-    return [stores[0], ident, stores[1], stores[2], lock], quality
+    checks = [stores[0], ident, stores[1], stores[2], lock]
+    if identity is not None:
+        embedder = embedder_check(identity, stores[0].ok)
+        if embedder is not None:
+            checks.append(embedder)
+    return checks, quality
+
+
+def embedder_check(identity: Identity, store_ok: bool) -> health.CheckResult | None:
+    """Load the configured embedder and count the project's memories that have its vectors;
+    None (no row) when semantic matching is turned off on purpose."""
+    from ..semantic import TURNED_OFF, Semantic
+
+    semantic = Semantic.from_home(identity.home, quiet=True)
+    if semantic.reason == TURNED_OFF:
+        return None
+    if not semantic.available():
+        return health.embedder_check(None, semantic.reason, None)
+    counts = None
+    if store_ok:
+        try:
+            with SqliteStore(sqlite_path(identity.store_url), readonly=True) as store:
+                counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
+        except Mem0PluginError:
+            counts = None
+    return health.embedder_check(semantic.model_id, None, counts,
+                                 english_only=bool(getattr(semantic.embedder, "english_only", False)))
 
 
 def render_text(results: list[health.CheckResult], quality: QualityReport | None, deep: bool) -> str:

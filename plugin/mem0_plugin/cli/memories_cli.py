@@ -1,4 +1,4 @@
-"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore."""
+"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore, embed."""
 
 from __future__ import annotations
 
@@ -14,13 +14,20 @@ from ..records import Memory
 from ..sanitize import inert_json, printable
 from ..store import open_store
 from .common import Parser, identity_arguments, identity_from, run_command
+from .terminal import Terminal
 
 PROG = "mem0-memories"
 
 
-def _caller(args: argparse.Namespace) -> operations.Caller:
+def _caller(args: argparse.Namespace, *, semantic: bool = False) -> operations.Caller:
+    """The caller; with `semantic`, the configured embedder too (only search and embed use it)."""
     identity = identity_from(args)
-    return operations.Caller(open_store(identity.store_url), identity, actor="cli")
+    embedder = None
+    if semantic:
+        from ..semantic import Semantic
+
+        embedder = Semantic.from_home(identity.home)
+    return operations.Caller(open_store(identity.store_url), identity, actor="cli", semantic=embedder)
 
 
 def _json_arg(text: str | None, name: str):
@@ -75,7 +82,7 @@ def cmd_get(args) -> int:
 
 
 def cmd_search(args) -> int:
-    answer = operations.search_memories(_caller(args), args.query, _json_arg(args.filters, "--filters"),
+    answer = operations.search_memories(_caller(args, semantic=True), args.query, _json_arg(args.filters, "--filters"),
                                         args.top_k, args.threshold, args.latest_only, args.include_merged)
     if args.json:
         _print_json(answer)
@@ -146,6 +153,26 @@ def cmd_restore(args) -> int:
     return 0
 
 
+def cmd_embed(args) -> int:
+    from ..embeddings import EmbedderUnavailable
+
+    caller = _caller(args, semantic=True)
+    semantic = caller.semantic
+    assert semantic is not None
+    semantic.quiet = True
+    if not semantic.available():
+        raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
+    app_id = None if args.all_projects else caller.identity.project_id
+    progress = Terminal.standard().progress("Embedding")
+    stored = semantic.backfill(caller.store, caller.user_id, app_id, progress=progress)
+    if semantic.model_id is None:
+        raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
+    embedded, total = caller.store.vector_counts(caller.user_id, semantic.model_id, app_id)
+    where = "all projects" if app_id is None else f"project {app_id}"
+    print(f"Embedded {stored} memories with {semantic.model_id}; {embedded}/{total} of {where} have vectors.")
+    return 0
+
+
 def _read_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--filters", help="mem0 filter as JSON")
     parser.add_argument("--latest-only", action="store_true", help="active memories only")
@@ -197,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p = command("restore", cmd_restore, "bring back a deleted, merged or superseded memory")
     p.add_argument("id")
+    p = command("embed", cmd_embed, "compute the vectors of memories that lack one (semantic search and dream)")
+    p.add_argument("--all-projects", action="store_true", help="every project of the user")
     return parser
 
 

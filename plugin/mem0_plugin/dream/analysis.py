@@ -45,16 +45,23 @@ import gc
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 from ..records import ACTIVE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
 from .conflicts import find_conflicts
 from .features import AnalysedMemory, TextFeatures, analysed
+from .lexicon import EVENT_TYPES
 from .merging import find_merges
+from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .plan import ConflictAction, MergeAction, Plan, PruneAction
 from .pruning import low_confidence_prune, retention_prune
 from .retention import valid_entries
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Vectors = Mapping[str, "np.ndarray"]
 
 REMINDER_SOURCE = "mem0-dream-auto"
 PROGRESS_EVERY = 1000
@@ -105,19 +112,21 @@ def collector_paused() -> Iterator[None]:
 
 def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
-            features: dict[str, TextFeatures] | None = None) -> Plan:
+            features: dict[str, TextFeatures] | None = None, vectors: Vectors | None = None) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
+    `vectors`: each memory's embedding by id, where known; with them, dream also finds the
+    merges and conflicts that only meaning shows (`relations`).
     `progress(done, total)` only watches the reading of the memories (most of the time).
     `features`: the texts' features already known, by text (see `eligible`); a cache only —
     with or without it, the plan is the same."""
     with collector_paused():
         return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source,
-                        progress=progress, features=features)
+                        progress=progress, features=features, vectors=vectors or {})
 
 
 def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
              user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
-             features: dict[str, TextFeatures] | None = None) -> Plan:
+             features: dict[str, TextFeatures] | None = None, vectors: Vectors = {}) -> Plan:
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
     items = eligible(memories, progress, features)
@@ -125,8 +134,17 @@ def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: 
     taken = {p.id for p in prunes}
     merges = _per_type(_without(items, taken), find_merges)
     taken |= {memory_id for merge in merges for memory_id in merge.ids}
+    judged = _judged(_without(items, taken), vectors) if vectors else {}
+    for type_name in sorted(judged):
+        merges += meaning_merges(judged[type_name], type_name)
+    taken |= {memory_id for merge in merges for memory_id in merge.ids}
     conflicts = _per_type(_without(items, taken), find_conflicts)
     taken |= {memory_id for conflict in conflicts for memory_id in conflict.ids}
+    for type_name in sorted(judged):
+        if type_name not in EVENT_TYPES:
+            found = meaning_conflicts(judged[type_name], type_name, taken)
+            conflicts += found
+            taken |= {memory_id for conflict in found for memory_id in conflict.ids}
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
     return Plan(user_id=user_id, project_id=project_id, generated_at=format_timestamp(now),
                 policy=policy, policy_source=policy_source, memory_count=len(memories),
@@ -134,6 +152,14 @@ def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: 
                 conflicts=tuple(sorted(conflicts, key=lambda c: (c.type, c.ids))),
                 prunes=tuple(sorted(prunes, key=lambda p: (p.type, -p.age_days, p.id))),
                 fingerprints=_fingerprints(items, merges, conflicts, prunes))
+
+
+def _judged(items: Sequence[AnalysedMemory], vectors: Vectors) -> dict[str, list]:
+    by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
+    for item in items:
+        if item.id in vectors:
+            by_type[item.type].append(item)
+    return {type_name: judged_pairs(group, vectors) for type_name, group in by_type.items() if len(group) > 1}
 
 
 def _without(items: Sequence[AnalysedMemory], taken: set[str]) -> list[AnalysedMemory]:

@@ -56,7 +56,8 @@ def find_conflicts(items: Sequence[AnalysedMemory], type_name: str) -> list[Conf
 def conflict_action(winner: AnalysedMemory, loser: AnalysedMemory, type_name: str) -> ConflictAction:
     shared = winner.features.frame & loser.features.frame or winner.features.core & loser.features.core
     topic = conflict_topic(winner.memory.memory, loser.memory.memory, fallback=shared) or type_name
-    return ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic, likely_winner=winner.id)
+    return ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic, likely_winner=winner.id,
+                          texts=(winner.memory.memory, loser.memory.memory))
 
 
 def _buckets(items: Iterable[AnalysedMemory], key) -> Iterator[list[AnalysedMemory]]:

@@ -119,6 +119,20 @@ def text_features(text: str) -> TextFeatures:
                         names=names, values=values, frame=frame)
 
 
+def literals_by_kind(text: str) -> dict[str, frozenset[str]]:
+    """The text's normalised literal values grouped by kind ("number", "version", "path", …);
+    kinds without a value are left out."""
+    found: dict[str, set[str]] = {}
+    for kind, pattern in _LITERAL_PATTERNS:
+        if _LITERAL_HINTS[kind](text):
+            spans: list[str] = []
+            text = pattern.sub(partial(_take_literal, spans, kind == "path"), text)
+            values = set(filter(None, map(_normalise, spans)))
+            if values:
+                found[kind] = values
+    return {kind: frozenset(values) for kind, values in found.items()}
+
+
 def _literals(text: str) -> tuple[list[str], str]:
     """The literal spans of `text`, and the text with those spans blanked out."""
     found: list[str] = []

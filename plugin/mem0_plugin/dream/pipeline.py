@@ -14,18 +14,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..identity import Identity
 from ..mem0_config import load_retention_policies
 from ..operations import Caller, scoped_filter
 from ..records import Memory
 from ..store import ReadMode, SqliteStore
-from .analysis import analyse, collector_paused
+from .analysis import analyse, collector_paused, takes_part
 from .features import TextFeatures
 from .plan import Plan
 from .stored_features import decode_for, encode
 from .retention import choose_policy
+
+if TYPE_CHECKING:
+    from ..semantic import Semantic
 
 FETCH_PAGE_SIZE = 200
 
@@ -57,6 +60,7 @@ class Prepared:
     plan: Plan
     fetched: Fetched = field(repr=False)
     features: dict[str, TextFeatures] = field(repr=False)  # by text: stored ones and those read now
+    new_vectors: int = 0  # vectors embedded for this plan (stored when the caller allowed it)
 
 
 def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> list[Memory]:
@@ -106,26 +110,52 @@ def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
 
 def step3_analyse(memories: list[Memory], policy: dict, policy_source: str, identity: Identity,
                   now: datetime, progress: Progress | None = None,
-                  features: dict[str, TextFeatures] | None = None) -> Plan:
+                  features: dict[str, TextFeatures] | None = None, vectors: dict | None = None) -> Plan:
     return analyse(memories, policy, now, user_id=identity.user_id, project_id=identity.project_id,
-                   policy_source=policy_source, progress=progress, features=features)
+                   policy_source=policy_source, progress=progress, features=features, vectors=vectors)
+
+
+def fetch_vectors(store: SqliteStore, memories: list[Memory], semantic: "Semantic | None", *,
+                  store_new: bool) -> tuple[dict, int]:
+    """The vectors of the memories that take part: those stored for their text, and the rest
+    embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model."""
+    if semantic is None or not semantic.available() or not memories:
+        return {}, 0
+    model = semantic.model_id
+    assert model is not None
+    user_id = memories[0].user_id
+    ids = [m.id for m in memories if takes_part(m)]
+    vectors = store.vectors_of(user_id, model, ids)
+    missing = [m for m in memories if m.id not in vectors and takes_part(m)]
+    if missing:
+        made = semantic.embed([m.memory for m in missing])
+        if made is None:
+            return {}, 0
+        vectors.update((m.id, vector) for m, vector in zip(missing, made))
+        if store_new and not store.readonly:
+            with store.write() as writer:
+                writer.store_vectors(user_id, model, [(m.id, m.memory, v) for m, v in zip(missing, made)])
+    return vectors, len(missing)
 
 
 def make_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
-              analysis_progress: Progress | None = None) -> Plan:
+              analysis_progress: Progress | None = None, semantic: "Semantic | None" = None) -> Plan:
     """Steps 1–3, strictly in order. The progress callbacks watch fetch and analysis (a bar)."""
-    return prepare_plan(store, identity, now, progress, analysis_progress).plan
+    return prepare_plan(store, identity, now, progress, analysis_progress, semantic).plan
 
 
 def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
-                 analysis_progress: Progress | None = None) -> Prepared:
-    """`make_plan`, keeping what `store_new_readings` needs."""
+                 analysis_progress: Progress | None = None, semantic: "Semantic | None" = None, *,
+                 store_vectors: bool = False) -> Prepared:
+    """`make_plan`, keeping what `store_new_readings` needs. With `semantic`, the memories'
+    vectors take part (`fetch_vectors`; stored when `store_vectors`)."""
     policy, source = step1_retention(identity.cwd)
     with collector_paused():  # fetch builds a record per memory too
         fetched = fetch_with_features(store, identity, progress)
+        vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)
         features = dict(fetched.known_features)
-        plan = step3_analyse(fetched.memories, policy, source, identity, now, analysis_progress, features)
-    return Prepared(plan, fetched, features)
+        plan = step3_analyse(fetched.memories, policy, source, identity, now, analysis_progress, features, vectors)
+    return Prepared(plan, fetched, features, embedded)
 
 
 def store_new_readings(store: SqliteStore, prepared: Prepared) -> int:

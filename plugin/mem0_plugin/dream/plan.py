@@ -45,6 +45,7 @@ class ConflictAction:
     type: str
     topic: str
     likely_winner: str
+    texts: tuple[str, str] | None = None  # (A's text, B's text) as fetched; None in older plans
 
 
 @dataclass(frozen=True)
@@ -105,12 +106,19 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "memory_count": plan.memory_count,
         "merges": [{"ids": list(m.ids), "type": m.type, "merged_text": m.merged_text,
                     "confidence": m.confidence, "similarity": m.similarity} for m in plan.merges],
-        "conflicts": [{"ids": list(c.ids), "type": c.type, "topic": c.topic,
-                       "likely_winner": c.likely_winner} for c in plan.conflicts],
+        "conflicts": [_conflict_dict(c) for c in plan.conflicts],
         "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason}
                    for p in plan.prunes],
         "fingerprints": dict(sorted(plan.fingerprints.items())),
     }
+
+
+def _conflict_dict(conflict: ConflictAction) -> dict[str, Any]:
+    shown: dict[str, Any] = {"ids": list(conflict.ids), "type": conflict.type, "topic": conflict.topic,
+                             "likely_winner": conflict.likely_winner}
+    if conflict.texts is not None:
+        shown["texts"] = {"A": conflict.texts[0], "B": conflict.texts[1]}
+    return shown
 
 
 def plan_to_json(plan: Plan) -> str:
@@ -171,13 +179,21 @@ def _merge(item: PlanReader) -> MergeAction:
 
 
 def _conflict(item: PlanReader) -> ConflictAction:
-    item.require_keys({"ids", "type", "topic", "likely_winner"})
+    item.require_keys({"ids", "type", "topic", "likely_winner"}, optional={"texts"})
     ids = item.ids("ids", minimum=2, maximum=2)
     winner = item.text("likely_winner")
     if winner != ids[0]:
         raise PlanError(f"plan: {item.path}.likely_winner must be the first of its ids (A)")
     return ConflictAction(ids=(ids[0], ids[1]), type=item.text("type"), topic=item.text("topic"),
-                          likely_winner=winner)
+                          likely_winner=winner, texts=_texts(item) if "texts" in item.data else None)
+
+
+def _texts(item: PlanReader) -> tuple[str, str]:
+    """A conflict's "texts": {"A": .., "B": ..} (shown to the person deciding; never written)."""
+    value = item.data["texts"]
+    if not isinstance(value, dict) or set(value) != {"A", "B"} or not all(isinstance(v, str) for v in value.values()):
+        raise PlanError(f'plan: {item.path}.texts must be {{"A": text, "B": text}}')
+    return value["A"], value["B"]
 
 
 def _prune(item: PlanReader) -> PruneAction:

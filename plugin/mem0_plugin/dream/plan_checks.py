@@ -44,12 +44,12 @@ class PlanReader:
     def field_path(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
-    def require_keys(self, keys: frozenset[str] | set[str]) -> None:
+    def require_keys(self, keys: frozenset[str] | set[str], optional: frozenset[str] | set[str] = frozenset()) -> None:
         where = self.path or "the plan"
         missing = sorted(set(keys) - set(self.data))
         if missing:
             raise PlanError(f"plan: {where} is missing {missing[0]!r}")
-        unknown = sorted(str(k) for k in set(self.data) - set(keys))
+        unknown = sorted(str(k) for k in set(self.data) - set(keys) - set(optional))
         if unknown:
             raise PlanError(f"plan: {where} has unknown key {unknown[0]!r}")
 

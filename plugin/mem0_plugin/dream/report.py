@@ -7,6 +7,8 @@ Choices the SPEC leaves open:
   sections, no trailing newline and no trailing space. When the plan has no conflicts
   that last line is the prompt itself: write the report followed by ``" "`` and read the
   answer (SPEC: no second prompt is printed).
+* Under each conflict, its two texts (first 100 characters), A then B (SPEC §11).
+* With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
 * Counts are plain numbers, even for one item ("1 merges").
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
 * "first 100 chars" is the first 100 characters of the stored text, then sanitised; no
@@ -49,30 +51,37 @@ def merge_line(merge: MergeAction) -> str:
     return f'  {" + ".join(_ref(i) for i in merge.ids)} → "{preview}"'
 
 
-def conflict_line(conflict: ConflictAction) -> str:
-    return f"  {_pair(conflict)}"
+def conflict_lines(conflict: ConflictAction) -> list[str]:
+    """The conflict's line, then its two texts (SPEC §11) when the plan has them."""
+    lines = [f"  {_pair(conflict)}"]
+    if conflict.texts is not None:
+        for label, text in zip("AB", conflict.texts):
+            lines.append(f'      {label}: "{printable(text[:MERGED_PREVIEW_CHARS])}"')
+    return lines
 
 
 def prune_line(prune: PruneAction) -> str:
     return f"  {_ref(prune.id)} — {printable(prune.type)}, {prune.age_days}d old"
 
 
-def proposed_line(plan: Plan) -> str:
-    return (f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, "
-            f"{len(plan.conflicts)} conflicts. Apply? [Y/n]")
+def proposed_line(plan: Plan, *, asking: bool = True) -> str:
+    """The last line; `asking` False for --plan, which asks nothing (SPEC §11)."""
+    counts = f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, {len(plan.conflicts)} conflicts."
+    return f"{counts} Apply? [Y/n]" if asking else counts
 
 
 def _section(title: str, lines: Sequence[str]) -> list[str]:
     return [f"{title} ({len(lines)}):", *lines, ""] if lines else []
 
 
-def render_report(plan: Plan) -> str:
+def render_report(plan: Plan, *, asking: bool = True) -> str:
     """The SPEC §7 step 4 report; sections with no items are left out."""
     lines = [REPORT_TITLE, ""]
     lines += _section("Merges", [merge_line(m) for m in plan.merges])
-    lines += _section("Conflicts", [conflict_line(c) for c in plan.conflicts])
+    if plan.conflicts:
+        lines += [f"Conflicts ({len(plan.conflicts)}):", *(line for c in plan.conflicts for line in conflict_lines(c)), ""]
     lines += _section("Prune", [prune_line(p) for p in plan.prunes])
-    lines.append(proposed_line(plan))
+    lines.append(proposed_line(plan, asking=asking))
     return "\n".join(lines)
 
 

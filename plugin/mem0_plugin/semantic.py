@@ -1,0 +1,163 @@
+"""Semantic matching as the commands and the servers use it: the configured embedder, loaded
+on first need, and what to do when there is none (docs/embeddings.md).
+
+`Semantic` never raises for a missing or broken model: the first failure turns it off for
+the rest of the process, and one line on stderr says so
+(``mem0: semantic matching is off (<reason>); see mem0-health``). Everything then works
+lexically. It is the one place that writes vectors into the store (`backfill`), always
+after the memory's own write has committed: never on a write's critical path.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .embeddings import Embedder, EmbedderUnavailable, embedder_from_config
+from .store import SqliteStore
+
+BACKFILL_BATCH = 256
+INLINE_BACKFILL = 256  # a search embeds at most this many memories that lack a vector
+_warned: set[str] = set()
+TURNED_OFF = "turned off by configuration"
+
+
+def off_notice(reason: str) -> str:
+    return f"mem0: semantic matching is off ({reason}); see mem0-health"
+
+
+class Semantic:
+    """The embedder of a process, or the reason there is none."""
+
+    def __init__(self, embedder: Embedder | None, reason: str | None = None, *, quiet: bool = False):
+        self.embedder = embedder
+        self.reason = reason if embedder is None else None
+        self.quiet = quiet
+        self._loaded = False
+        self._lock = threading.Lock()
+        self._queue: queue.Queue | None = None
+        self._prepared: set[tuple] = set()
+
+    @classmethod
+    def from_home(cls, home: Path, *, quiet: bool = False) -> "Semantic":
+        try:
+            embedder = embedder_from_config(home)
+        except EmbedderUnavailable as exc:
+            return cls(None, str(exc), quiet=quiet)
+        return cls(embedder, TURNED_OFF if embedder is None else None, quiet=quiet)
+
+    @property
+    def model_id(self) -> str | None:
+        return self.embedder.model_id if self.embedder is not None else None
+
+    def available(self) -> bool:
+        """Whether vectors can be made: loads the model the first time (False, once said, after)."""
+        if self.embedder is None:
+            if self.reason and self.reason != TURNED_OFF:
+                self._notice(self.reason)
+            return False
+        with self._lock:
+            if not self._loaded:
+                try:
+                    load = getattr(self.embedder, "load", None)
+                    if load is not None:
+                        load()
+                    self._loaded = True
+                except EmbedderUnavailable as exc:
+                    self._turn_off(str(exc))
+                    return False
+        return True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray | None:
+        """Vectors for `texts`, or None when semantic matching is (or just turned) off."""
+        if not self.available():
+            return None
+        assert self.embedder is not None
+        try:
+            return self.embedder.embed(list(texts))
+        except EmbedderUnavailable as exc:
+            self._turn_off(str(exc))
+            return None
+
+    def query_vector(self, text: str) -> np.ndarray | None:
+        vectors = self.embed([text])
+        return None if vectors is None else vectors[0]
+
+    def backfill(self, store: SqliteStore, user_id: str, app_id: str | None = None, *,
+                 ids: list[str] | None = None, limit: int | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed and store the vectors the user's memories (of one project, or `ids`) lack.
+        Returns how many were stored; 0 when semantic matching is off."""
+        if self.embedder is None or not self.available():
+            return 0
+        model = self.model_id
+        assert model is not None
+        missing = store.without_vectors(user_id, model, app_id, ids=ids, limit=limit)
+        stored = 0
+        for start in range(0, len(missing), BACKFILL_BATCH):
+            chunk = missing[start:start + BACKFILL_BATCH]
+            vectors = self.embed([text for _, text in chunk])
+            if vectors is None:
+                break
+            with store.write() as writer:
+                stored += writer.store_vectors(user_id, model, [(i, t, v) for (i, t), v in zip(chunk, vectors)])
+            if progress is not None:
+                progress(min(start + len(chunk), len(missing)), len(missing))
+        return stored
+
+    def prepare_search(self, store: SqliteStore, user_id: str, app_id: str | None, *, background: bool) -> None:
+        """Before the first search of a project in this process: embed up to `INLINE_BACKFILL`
+        memories that lack a vector (a new or imported store); with `background`, the rest on
+        the background thread. Later searches rely on `schedule` after each write."""
+        key = (id(store), user_id, app_id)
+        if key in self._prepared or store.readonly or not self.available():
+            return
+        self._prepared.add(key)
+        self.backfill(store, user_id, app_id, limit=INLINE_BACKFILL)
+        if background:
+            self.schedule(store, user_id, None, app_id=app_id)
+
+    def schedule(self, store: SqliteStore, user_id: str, ids: list[str] | None, *, app_id: str | None = None) -> None:
+        """Embed `ids` soon, on a background thread (the MCP server after each write)."""
+        if self.embedder is None or self.reason is not None:
+            return
+        with self._lock:
+            if self._queue is None:
+                self._queue = queue.Queue()
+                threading.Thread(target=self._work, name="mem0-embed", daemon=True).start()
+        self._queue.put((store, user_id, ids, app_id))
+
+    def drain(self, timeout: float = 30) -> None:
+        """Wait until every scheduled embedding is done (tests; a server shutting down)."""
+        if self._queue is not None:
+            done = threading.Event()
+            self._queue.put(done)
+            done.wait(timeout)
+
+    def _work(self) -> None:
+        assert self._queue is not None
+        while True:
+            item = self._queue.get()
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            store, user_id, ids, app_id = item
+            try:
+                self.backfill(store, user_id, app_id, ids=ids)
+            except Exception as exc:  # a closed or broken store must not kill the worker
+                print(f"mem0: background embedding failed: {exc}", file=sys.stderr)
+
+    def _turn_off(self, reason: str) -> None:
+        self.embedder, self.reason = None, reason
+        self._notice(reason)
+
+    def _notice(self, reason: str) -> None:
+        if not self.quiet and reason not in _warned:
+            _warned.add(reason)
+            print(off_notice(reason), file=sys.stderr)
+

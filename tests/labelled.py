@@ -1,0 +1,169 @@
+"""The labelled development set (tests/data/dev_set.json) loaded into a real store, and the
+product scored on it: dream's merges and conflicts, search hit@5 (docs/quality.md).
+
+Used by tests/test_quality.py (which asserts floors) and benchmarks/quality.py (which
+prints every figure). The set: `about`, `as_of`, `memories` (key, project, type, lang,
+text, created_at, optional confidence / immutable / pinned / exclude_from_dream /
+agent_id), `merge_groups`, `conflicts` (old, new, kind, marked), `hard_negatives`,
+`queries` (project, lang, query, relevant).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mem0_plugin import operations, transfer
+from mem0_plugin.dream.pipeline import make_plan
+from mem0_plugin.identity import Identity
+from mem0_plugin.store import open_store
+from mem0_plugin.timeutil import parse_timestamp
+
+DATA = Path(__file__).parent / "data" / "dev_set.json"
+USER = "labeller"
+NAMESPACE = uuid.UUID("6f1d2c1e-93c4-4a8e-9d0b-6a3e0c9e2b51")
+
+
+def load(path: Path = DATA) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def memory_id(key: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, key))
+
+
+def records(data: dict, project: str) -> list[dict]:
+    out = []
+    for m in data["memories"]:
+        if m["project"] != project:
+            continue
+        metadata = {"type": m["type"]}
+        for flag in ("pinned", "exclude_from_dream"):
+            if m.get(flag):
+                metadata[flag] = True
+        if "confidence" in m:
+            metadata["confidence"] = m["confidence"]
+        out.append({"id": memory_id(m["key"]), "memory": m["text"], "user_id": USER, "app_id": project,
+                    "agent_id": m.get("agent_id"), "metadata": metadata, "created_at": m["created_at"],
+                    "updated_at": m["created_at"], "immutable": bool(m.get("immutable"))})
+    return out
+
+
+def projects(data: dict) -> list[str]:
+    return sorted({m["project"] for m in data["memories"]})
+
+
+def identity(store_url: str, home: Path, project: str) -> Identity:
+    return Identity(user_id=USER, project_id=project, branch="main", home=home, store_url=store_url, cwd=home)
+
+
+def build_store(data: dict, folder: Path) -> str:
+    """A real SQLite store holding the set; returns its URL."""
+    url = f"sqlite:///{folder}/labelled.sqlite3"
+    with open_store(url) as store:
+        for project in projects(data):
+            caller = operations.Caller(store, identity(url, folder, project), actor="cli")
+            transfer.import_memories(caller, json.dumps(records(data, project)))
+    return url
+
+
+@dataclass
+class Scores:
+    merge_tp: int = 0
+    merge_predicted: int = 0
+    merge_truth: int = 0
+    conflict_tp: int = 0
+    conflict_predicted: int = 0
+    conflict_truth: int = 0
+    winner_right: int = 0
+    protected_touched: int = 0
+    hits: dict = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # lang -> [hits, queries]
+
+    @staticmethod
+    def ratio(a: int, b: int) -> float:
+        return round(a / b, 3) if b else 0.0
+
+    @property
+    def merge_precision(self) -> float:
+        return self.ratio(self.merge_tp, self.merge_predicted)
+
+    @property
+    def merge_recall(self) -> float:
+        return self.ratio(self.merge_tp, self.merge_truth)
+
+    @property
+    def conflict_precision(self) -> float:
+        return self.ratio(self.conflict_tp, self.conflict_predicted)
+
+    @property
+    def conflict_recall(self) -> float:
+        return self.ratio(self.conflict_tp, self.conflict_truth)
+
+    @property
+    def winner_rate(self) -> float:
+        return self.ratio(self.winner_right, self.conflict_tp)
+
+    def hit_rate(self, lang: str | None = None) -> float:
+        if lang is None:
+            return self.ratio(sum(h for h, _ in self.hits.values()), sum(n for _, n in self.hits.values()))
+        hits, total = self.hits[lang]
+        return self.ratio(hits, total)
+
+
+def truth_pairs(data: dict) -> tuple[set, dict]:
+    merges = {frozenset(map(memory_id, p)) for g in data["merge_groups"] for p in itertools.combinations(g, 2)}
+    conflicts = {frozenset((memory_id(c["old"]), memory_id(c["new"]))): memory_id(c["new"]) for c in data["conflicts"]}
+    return merges, conflicts
+
+
+def protected_ids(data: dict) -> set[str]:
+    return {memory_id(m["key"]) for m in data["memories"]
+            if m.get("immutable") or m.get("pinned") or m.get("exclude_from_dream")}
+
+
+def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
+    merges, conflicts = truth_pairs(data)
+    protected = protected_ids(data)
+    scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts))
+    now = parse_timestamp(data["as_of"], "as_of")
+    with open_store(url) as store:
+        for project in projects(data):
+            plan = make_plan(store, identity(url, home, project), now, semantic=semantic)
+            for merge in plan.merges:
+                pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
+                scores.merge_predicted += len(pairs)
+                scores.merge_tp += len(pairs & merges)
+            for conflict in plan.conflicts:
+                pair = frozenset(conflict.ids)
+                scores.conflict_predicted += 1
+                if pair in conflicts:
+                    scores.conflict_tp += 1
+                    scores.winner_right += conflict.likely_winner == conflicts[pair]
+            scores.protected_touched += len(protected & set(plan.memory_ids))
+    return scores
+
+
+def score_search(data: dict, url: str, home: Path, semantic, scores: Scores, k: int = 5) -> Scores:
+    with open_store(url) as store:
+        for query in data["queries"]:
+            caller = operations.Caller(store, identity(url, home, query["project"]), actor="cli", semantic=semantic)
+            found = operations.search_memories(caller, query["query"], top_k=k)["results"]
+            relevant = {memory_id(key) for key in query["relevant"]}
+            counts = scores.hits[query["lang"]]
+            counts[0] += any(r["id"] in relevant for r in found)
+            counts[1] += 1
+    return scores
+
+
+def describe(scores: Scores, label: str) -> str:
+    langs = ", ".join(f"{lang} {scores.hit_rate(lang):.2f}" for lang in sorted(scores.hits))
+    return (f"{label}: merges P {scores.merge_precision:.2f} R {scores.merge_recall:.2f} "
+            f"({scores.merge_tp}/{scores.merge_predicted} predicted, {scores.merge_truth} true pairs); "
+            f"conflicts P {scores.conflict_precision:.2f} R {scores.conflict_recall:.2f} "
+            f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
+            f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
+            f"search hit@5 {scores.hit_rate():.2f} ({langs})")
