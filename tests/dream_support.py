@@ -72,13 +72,19 @@ REPORT = "\n".join([
     "",
     "Conflicts (2):",
     f"  {REDIS_PAIR}",
+    '      A: "Don\'t use Redis for session caching"',
+    '      B: "Use Redis for session caching"',
     f"  {DEPLOY_PAIR}",
+    '      A: "Deploy the storefront to Vercel"',
+    '      B: "Deploy the storefront to ECS"',
     "",
     "Prune (1):",
     PRUNE_LINE,
     "",
     "Proposed: 1 merges, 1 prunes, 2 conflicts. Apply? [Y/n]",
 ])
+# --plan asks nothing: its last line ends at the counts (SPEC §11)
+PLAN_REPORT = REPORT.removesuffix(" Apply? [Y/n]")
 C1 = f"Conflict 1/2: {REDIS_PAIR}: "
 C2 = f"Conflict 2/2: {DEPLOY_PAIR}: "
 APPLY = "Apply? [Y/n] "

@@ -118,7 +118,8 @@ def test_event_types_never_conflict(text_a, text_b):
 ])
 def test_conflict_lists_the_newer_memory_as_a_with_a_topic(older, newer, topic):
     plan = run([mem("old", older, age=120), mem("new", newer, age=3)])
-    assert plan.conflicts == (ConflictAction(ids=("new", "old"), type="decision", topic=topic, likely_winner="new"),)
+    assert plan.conflicts == (ConflictAction(ids=("new", "old"), type="decision", topic=topic, likely_winner="new",
+                                             texts=(newer, older)),)
 
 
 @pytest.mark.parametrize(("conf_x", "conf_y", "winner"),

@@ -22,7 +22,7 @@ import pytest
 from conftest import command_path
 from dream_support import (
     ANSI, APPLY, AUTO_BUSY, BASE, BRANCH, C1, C2, CANCELLED, DEPLOY_PAIR, ECS, MERGE_LINE, NO_MEMORIES,
-    NO_PROPOSALS, NOW, PG_NEW, PG_OLD, PRUNE_LINE, REDIS_DONT, REDIS_USE, REMINDER_SOURCE, REPORT, RUFF,
+    NO_PROPOSALS, NOW, PG_NEW, PG_OLD, PRUNE_LINE, REDIS_DONT, REDIS_USE, REMINDER_SOURCE, REPORT, PLAN_REPORT, RUFF,
     SESSION, VERCEL, active_reminders, auto_summary, dream_made, events, export, export_text,
     make_project, record, reminder_text, summary, uid, update_text, write_jsonl,
 )
@@ -130,7 +130,7 @@ def test_memories_that_take_no_part_are_left_alone(dream, seed, run_cli):
 
 def test_full_report_piped_is_plain_text(dream, base):
     plan = ok(dream("--plan"))
-    assert plan == REPORT + "\n"
+    assert plan == PLAN_REPORT + "\n"
     done = dream(input="")
     assert ok(done) == REPORT + "\n" + C1 + "\n" + C2 + "\n" + APPLY + "\n" + CANCELLED + "\n"
     assert "\x1b" not in done.stdout and "\x1b" not in done.stderr
@@ -242,7 +242,8 @@ def test_without_conflicts_the_report_ends_with_the_only_prompt(dream, seed, run
 
 def test_only_conflicts(dream, seed):
     seed([r for r in BASE if r["id"] in (ECS, VERCEL)])
-    expected_report = "\n".join(["## dream — consolidation report", "", "Conflicts (1):", f"  {DEPLOY_PAIR}", "",
+    expected_report = "\n".join(["## dream — consolidation report", "", "Conflicts (1):", f"  {DEPLOY_PAIR}",
+                                 '      A: "Deploy the storefront to Vercel"', '      B: "Deploy the storefront to ECS"', "",
                                  "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]"])
     assert ok(dream(input="b\n\n")) == (expected_report + "\n" + f"Conflict 1/1: {DEPLOY_PAIR}: " + APPLY
                                         + summary(0, 0, 1, 0) + "\n")
@@ -294,7 +295,7 @@ def test_apply_effects_history_and_restore(dream, base, run_cli):
     # the store is consolidated: the next run proposes the restored prune only
     rerun = ok(dream("--plan"))
     assert rerun == "\n".join(["## dream — consolidation report", "", "Prune (1):", PRUNE_LINE, "",
-                               "Proposed: 0 merges, 1 prunes, 0 conflicts. Apply? [Y/n]"]) + "\n"
+                               "Proposed: 0 merges, 1 prunes, 0 conflicts."]) + "\n"
 
 
 def test_merge_of_three_with_unknown_confidence(dream, seed, run_cli):

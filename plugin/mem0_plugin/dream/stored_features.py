@@ -27,7 +27,7 @@ from typing import Iterator, Sequence
 
 from .features import TextFeatures, text_features
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2  # 2: Chinese and Japanese read as character bigrams (text.words)
 _TAG = f"f{FEATURES_VERSION}"
 _FIELD = "\x1e"
 _WORD = "\x1f"
