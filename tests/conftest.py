@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 BIN = Path(sys.executable).parent
+# Lexical unless a test asks for the embedder (tests of meaning delete it: see semantic_home in
+# test_embeddings.py); set here too so module-scoped fixtures see it before any test's own setup.
+os.environ["MEM0_EMBEDDER"] = "none"
 
 
 @pytest.fixture(autouse=True)

@@ -22,12 +22,18 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import words
+from ..text import fold_plural, words
 from .features import AnalysedMemory, literals_by_kind, text_features
-from .lexicon import WEAK_WORDS
+from .lexicon import EVENT_TYPES, WEAK_WORDS
 
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|禁止|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b",
                                re.IGNORECASE)
+# Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
+# a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
+_PROHIBITION = re.compile(r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|not allowed|must not|"
+                          r"should not|off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|"
+                          r"stays?)\s+(?:\w+\s+)?off\b|禁止|不要|不得|不允许|禁じ|запрещ|нельзя",
+                          re.IGNORECASE)
 _CHANGE_MARKER = re.compile(
     r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|replacing|"
     r"instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|changed to|"
@@ -46,6 +52,7 @@ class Reading:
     negated: bool
     names: frozenset[str]
     content: frozenset[str]  # significant words outside literals, weak words removed
+    words: frozenset[str]  # all significant words
     tokens: frozenset[str]
     marked: bool
 
@@ -68,12 +75,17 @@ def reading(text: str) -> Reading:
             kinds = {**kinds, "number": frozenset(kinds.get("number", frozenset()) | numbers)}
         kinds = {kind: _ascii_parts(values) for kind, values in kinds.items()}
     literal_words = {w for values in kinds.values() for value in values for w in words(value)}
-    negated = features.negated or _FOREIGN_NEGATION.search(text) is not None
-    return Reading(kinds=kinds, negated=negated, names=features.names,
-                   content=frozenset(features.sig - literal_words - WEAK_WORDS),
+    negated = (features.negated or _FOREIGN_NEGATION.search(text) is not None
+               or _PROHIBITION.search(text) is not None)
+    names = features.names
+    if not text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
+        names = names | {fold_plural(w.lower()) for w in _LATIN_WORD.findall(text) if len(w) > 1}
+    return Reading(kinds=kinds, negated=negated, names=frozenset(names),
+                   content=frozenset(features.sig - literal_words - WEAK_WORDS), words=features.sig,
                    tokens=frozenset(words(text)), marked=_CHANGE_MARKER.search(text) is not None)
 
 
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_.\-/])")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
@@ -132,10 +144,10 @@ def pair_facts(older: AnalysedMemory, newer: AnalysedMemory, cosine: float) -> P
 CONDITION_WORDS = frozenset("if unless only except".split())
 SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split())
 SOFT_CONDITION_COSINE = 0.86
-MERGE_COSINE = 0.80
-CONFLICT_COSINE = 0.62
+MERGE_COSINE = 0.78
+CONFLICT_COSINE = 0.50
 SWAP_MERGE_COSINE = 0.90  # a pair naming different tools merges only when nearly identical
-MIN_SUBJECT_OVERLAP = 0.34
+MIN_SUBJECT_OVERLAP = 0.25
 
 
 def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
@@ -147,8 +159,27 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
 
 
 VALUE_KINDS = frozenset({"number", "version", "url", "path", "code"})  # a changed value; other kinds name things
-FLIP_MERGE_COSINE = 0.82  # a negation on one side only: the same rule reworded, when nearly identical
-MARKED_CONFLICT_COSINE = 0.70
+MARKED_CONFLICT_COSINE = 0.60
+# Two values for "the same" setting without a word of change: as often two settings of two
+# things ("the catalog API's timeout" / "the payments API's") unless the texts are very close.
+UNMARKED_VALUE_COSINE = 0.76
+
+
+LOW_MERGE_COSINE = 0.70  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
+EVIDENCE_WORD_OVERLAP = 0.40
+
+
+def literal_values(r: Reading) -> frozenset[str]:
+    return frozenset().union(*r.kinds.values()) if r.kinds else frozenset()
+
+
+def shared_evidence(a: Reading, b: Reading) -> bool:
+    """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
+    number), or many words."""
+    if any(not value.isdigit() for value in literal_values(a) & literal_values(b)):
+        return True
+    union = a.words | b.words
+    return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
 
 
 def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float) -> str | None:
@@ -157,13 +188,22 @@ def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float) -> str
     values = [kind for kind in facts.replaced if kind in VALUE_KINDS]
     if len(values) < len(facts.replaced):  # an identifier differs: two different things
         return None
-    same_conditions = not adds_condition(reading(older.memory.memory), reading(newer.memory.memory), cosine)
-    if (cosine >= MERGE_COSINE and not values and same_conditions and not (facts.marked and facts.introduces)
-            and (not facts.flipped or cosine >= FLIP_MERGE_COSINE)
+    a, b = reading(older.memory.memory), reading(newer.memory.memory)
+    event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
+    same_conditions = not adds_condition(a, b, cosine)
+    literals_a, literals_b = literal_values(a), literal_values(b)
+    one_holds_all = literals_a <= literals_b or literals_b <= literals_a  # the draft can keep every literal
+    if (cosine >= LOW_MERGE_COSINE and (cosine >= MERGE_COSINE or shared_evidence(a, b))
+            and not values and same_conditions and one_holds_all
+            and (event or (not (facts.marked and facts.introduces) and not facts.flipped))
             and (not facts.swapped or cosine >= SWAP_MERGE_COSINE)):
         return "merge"
+    if event:
+        return None
     if cosine < CONFLICT_COSINE or facts.overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
-    if values or facts.flipped or (facts.marked and (facts.introduces or cosine >= MARKED_CONFLICT_COSINE)):
+    if values and (facts.marked or cosine >= UNMARKED_VALUE_COSINE):
+        return "conflict"
+    if facts.flipped or (facts.marked and (facts.introduces or cosine >= MARKED_CONFLICT_COSINE)):
         return "conflict"
     return None
