@@ -23,38 +23,63 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..text import fold_plural, words
-from .features import AnalysedMemory, literals_by_kind, text_features
+from .features import AnalysedMemory, TextFeatures, literals_by_kind, text_features
 from .lexicon import EVENT_TYPES, WEAK_WORDS
 
-_FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|禁止|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b",
-                               re.IGNORECASE)
+_FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
-_PROHIBITION = re.compile(r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|not allowed|must not|"
-                          r"should not|off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|"
-                          r"stays?)\s+(?:\w+\s+)?off\b|禁止|不要|不得|不允许|禁じ|запрещ|нельзя",
-                          re.IGNORECASE)
-_CHANGE_MARKER = re.compile(
-    r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|replacing|"
-    r"instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|changed to|"
-    r"upgraded|bumped|from now on|these days)\b"
-    r"|改为|改成|换成|换到|现在|目前|不再|已移除|已删除|移除|替换|迁移|取代|升级"
-    r"|に変更|移行|廃止|代わりに|今は|現在"
-    r"|теперь|больше не|замен|перешли|перешёл|перевели|вместо|удал|переехал|обновили",
-    re.IGNORECASE)
+_PROHIBITION_EN = (r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
+                   r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
+                   r"(?:\w+\s+)?off\b")
+_CHANGE_EN = (r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
+              r"replacing|instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|"
+              r"changed to|upgraded|bumped|from now on|these days)\b")
+_CHANGE_OTHER = (r"改为|改成|换成|换到|现在|目前|不再|已移除|已删除|移除|替换|迁移|取代|升级|に変更|移行|廃止|代わりに|今は|現在"
+                 r"|теперь|больше не|замен|перешли|перешёл|перевели|вместо|удал|переехал|обновили")
+# English texts (most) are searched, lower-cased, for the English words only.
+_PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
+_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|禁じ|запрещ|нельзя")
+_CHANGE_ASCII = re.compile(_CHANGE_EN)
+_CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
 
-@dataclass(frozen=True)
 class Reading:
-    """What the pair rules read in one text."""
+    """What the pair rules read in one text. The literals by kind and the names are read only
+    when a pair gets that far (most candidate pairs are decided before)."""
 
-    kinds: dict[str, frozenset[str]]
-    negated: bool
-    names: frozenset[str]
-    content: frozenset[str]  # significant words outside literals, weak words removed
-    words: frozenset[str]  # all significant words
-    tokens: frozenset[str]
-    marked: bool
+    __slots__ = ("text", "features", "negated", "marked", "content", "words", "tokens", "stems", "_kinds", "_names")
+
+    def __init__(self, text: str, features: TextFeatures):
+        self.text, self.features = text, features
+        lowered = text.lower()
+        plain = lowered.isascii()
+        self.negated = features.negated or (
+            (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
+            or (not plain and _FOREIGN_NEGATION.search(lowered) is not None))
+        self.marked = (_CHANGE_ASCII if plain else _CHANGE_ANY).search(lowered) is not None
+        literal_words = {w for value in features.literals for w in words(value)}
+        self.words = features.sig
+        self.content = frozenset(features.sig - literal_words - WEAK_WORDS)  # outside literals, not weak
+        self.tokens = frozenset(words(text))
+        self.stems = frozenset(t[:4] for t in self.tokens if len(t) >= 4)  # first four letters
+        self._kinds: dict[str, frozenset[str]] | None = None
+        self._names: frozenset[str] | None = None
+
+    @property
+    def kinds(self) -> dict[str, frozenset[str]]:
+        if self._kinds is None:
+            self._kinds = _kinds_of(self.text)
+        return self._kinds
+
+    @property
+    def names(self) -> frozenset[str]:
+        if self._names is None:
+            names = self.features.names
+            if not self.text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
+                names = names | {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
+            self._names = frozenset(names)
+        return self._names
 
 
 # A number beside letters of another script ("6379端口", "порту 4000"): word boundaries do not
@@ -62,27 +87,27 @@ class Reading:
 _NUMBER_IN_ANY_SCRIPT = re.compile(r"(?<![0-9A-Za-z_.])\d+(?:\.\d+)*(?![0-9A-Za-z_])")
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)
 def reading(text: str) -> Reading:
-    features = text_features(text)
+    """`read` with the text's features read here (tests, tools); dream passes those it has."""
+    return read(text, text_features(text))
+
+
+def read(text: str, features: TextFeatures) -> Reading:
+    """What the pair rules read in `text`, whose `features` are already known."""
+    return Reading(text, features)
+
+
+def _kinds_of(text: str) -> dict[str, frozenset[str]]:
     kinds = literals_by_kind(text)
-    if not text.isascii():
-        numbers = set(_NUMBER_IN_ANY_SCRIPT.findall(text)) - set().union(*kinds.values()) if kinds else \
-            set(_NUMBER_IN_ANY_SCRIPT.findall(text))
-        numbers = {n for n in numbers if not any(n in value for value in set().union(*kinds.values()))} \
-            if kinds else numbers
-        if numbers:
-            kinds = {**kinds, "number": frozenset(kinds.get("number", frozenset()) | numbers)}
-        kinds = {kind: _ascii_parts(values) for kind, values in kinds.items()}
-    literal_words = {w for values in kinds.values() for value in values for w in words(value)}
-    negated = (features.negated or _FOREIGN_NEGATION.search(text) is not None
-               or _PROHIBITION.search(text) is not None)
-    names = features.names
-    if not text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
-        names = names | {fold_plural(w.lower()) for w in _LATIN_WORD.findall(text) if len(w) > 1}
-    return Reading(kinds=kinds, negated=negated, names=frozenset(names),
-                   content=frozenset(features.sig - literal_words - WEAK_WORDS), words=features.sig,
-                   tokens=frozenset(words(text)), marked=_CHANGE_MARKER.search(text) is not None)
+    if text.isascii():
+        return kinds
+    found = set(_NUMBER_IN_ANY_SCRIPT.findall(text))
+    known = set().union(*kinds.values()) if kinds else set()
+    numbers = {n for n in found if not any(n in value for value in known)}
+    if numbers:
+        kinds = {**kinds, "number": frozenset(kinds.get("number", frozenset()) | numbers)}
+    return {kind: _ascii_parts(values) for kind, values in kinds.items()}
 
 
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_.\-/])")
@@ -100,6 +125,10 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
 
 
 def _mentions(name: str, other: Reading) -> bool:
+    if name in other.tokens:
+        return True
+    if len(name) >= 4 and name[:4] not in other.stems:
+        return False
     return any(token == name or (len(name) >= 4 and len(token) >= 4 and (token.startswith(name) or name.startswith(token)))
                for token in other.tokens)
 
@@ -115,9 +144,12 @@ def tool_swapped(a: Reading, b: Reading) -> bool:
 
 
 def containment(a: Reading, b: Reading) -> float:
-    if not a.content or not b.content:
+    """How much of the shorter text's content the other shares (its significant words when one
+    has no content words outside its literals: "Enable reactStrictMode")."""
+    first, second = (a.content, b.content) if a.content and b.content else (a.words, b.words)
+    if not first or not second:
         return 0.0
-    return len(a.content & b.content) / min(len(a.content), len(b.content))
+    return len(first & second) / min(len(first), len(second))
 
 
 @dataclass(frozen=True)
@@ -131,8 +163,22 @@ class PairFacts:
     overlap: float
 
 
-def pair_facts(older: AnalysedMemory, newer: AnalysedMemory, cosine: float) -> PairFacts:
-    a, b = reading(older.memory.memory), reading(newer.memory.memory)
+Readings = dict[str, Reading]  # by text: each text read once per analysis
+
+
+def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
+    text = item.memory.memory
+    if readings is None:
+        return reading(text)
+    found = readings.get(text)
+    if found is None:
+        found = readings[text] = read(text, item.features)
+    return found
+
+
+def pair_facts(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
+               readings: Readings | None = None) -> PairFacts:
+    a, b = reading_of(older, readings), reading_of(newer, readings)
     return PairFacts(cosine=cosine, replaced=tuple(replaced_kinds(a, b)), flipped=a.negated != b.negated,
                      swapped=tool_swapped(a, b), marked=b.marked and not a.marked, overlap=containment(a, b),
                      introduces=introduced(a, b))
@@ -146,7 +192,7 @@ SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split()
 SOFT_CONDITION_COSINE = 0.86
 MERGE_COSINE = 0.78
 CONFLICT_COSINE = 0.50
-SWAP_MERGE_COSINE = 0.90  # a pair naming different tools merges only when nearly identical
+SWAP_MERGE_COSINE = 0.93  # a pair naming different tools merges only when nearly identical
 MIN_SUBJECT_OVERLAP = 0.25
 
 
@@ -182,13 +228,18 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
     return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
 
 
-def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float) -> str | None:
+def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
+             readings: Readings | None = None) -> str | None:
     """"merge", "conflict" or None (leave them alone) for two memories of one type."""
-    facts = pair_facts(older, newer, cosine)
+    a, b = reading_of(older, readings), reading_of(newer, readings)
+    if cosine < LOW_MERGE_COSINE and not (a.negated or b.negated or b.marked):
+        return None  # below merging, only a flip or a marked change can make a conflict
+    if containment(a, b) < MIN_SUBJECT_OVERLAP and cosine < LOW_MERGE_COSINE:
+        return None
+    facts = pair_facts(older, newer, cosine, readings)
     values = [kind for kind in facts.replaced if kind in VALUE_KINDS]
     if len(values) < len(facts.replaced):  # an identifier differs: two different things
         return None
-    a, b = reading(older.memory.memory), reading(newer.memory.memory)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
     literals_a, literals_b = literal_values(a), literal_values(b)

@@ -1,34 +1,95 @@
-"""Pairs of memories whose vectors are similar, without a loop over all pairs in Python.
+"""Each memory's nearest neighbours by vector, without comparing all pairs in Python (docs/dream.md).
 
-Within one type group the vectors are one float32 matrix; it is multiplied by itself a
-block of `BLOCK` rows at a time (BLAS does the work, and the memory held is one block's
-row of similarities, not the whole square), and the pairs at or above the threshold are
-kept. Exact: no pair above the threshold is missed. The work grows with the square of the
-group's size, which at 100,000 memories split over a dozen types is a few seconds
-(benchmarks/, docs/dream.md). Pure.
+Pairs are only ever wanted above a cosine floor, and only a memory's closest few matter (a
+memory takes part in one action per run), so each memory keeps its `MAX_NEIGHBOURS` most
+similar others at or above the floor; a pair is kept when either side keeps the other.
+
+* Up to `EXACT_LIMIT` vectors (a type group of most projects): exact. The group's matrix is
+  multiplied by itself a block of `BLOCK` rows at a time (BLAS does the work; memory holds one
+  block of similarities), and each row's best are picked with `argpartition`.
+* Above it: an inverted file. The vectors are clustered by a few rounds of spherical k-means
+  (√n cells, seeded deterministically from evenly spaced rows), each vector is listed in its
+  `PROBES` nearest cells, and the exact search above runs inside each cell. A pair of close
+  vectors nearly always shares a cell; the benchmark measures what is missed
+  (benchmarks/run.py, `neighbours`). Work grows as n·√n instead of n².
+Pure: the same vectors in the same order give the same pairs.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
 
 BLOCK = 1024
+MAX_NEIGHBOURS = 8
+EXACT_LIMIT = 4096
+PROBES = 2
+KMEANS_ROUNDS = 4
+
+Pair = tuple[int, int, float]
 
 
-def similar_vector_pairs(vectors: Sequence[np.ndarray], threshold: float) -> list[tuple[int, int, float]]:
-    """Every (i, j, cosine), i < j, with cosine ≥ `threshold` (rows are unit vectors); sorted."""
+def similar_vector_pairs(vectors: Sequence[np.ndarray] | np.ndarray, threshold: float,
+                         max_neighbours: int = MAX_NEIGHBOURS) -> list[Pair]:
+    """(i, j, cosine), i < j, for each pair where one is among the other's `max_neighbours`
+    nearest at or above `threshold` (rows are unit vectors); sorted by (i, j)."""
     if len(vectors) < 2:
         return []
-    matrix = np.ascontiguousarray(np.stack(vectors), dtype=np.float32)
-    pairs: list[tuple[int, int, float]] = []
-    for start in range(0, len(matrix), BLOCK):
-        block = matrix[start:start + BLOCK] @ matrix[start:].T
-        rows, cols = np.nonzero(block >= threshold)
-        for r, c in zip(rows.tolist(), cols.tolist()):
-            i, j = start + r, start + c
-            if i < j:
-                pairs.append((i, j, float(block[r, c])))
-    pairs.sort()
-    return pairs
+    matrix = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
+    if len(matrix) <= EXACT_LIMIT:
+        found = _exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)
+    else:
+        found = {}
+        for members in _cells(matrix, np.arange(len(matrix))):
+            found.update(_exact(matrix[members], members, threshold, max_neighbours))
+    return sorted((i, j, cosine) for (i, j), cosine in found.items())
+
+
+def _exact(matrix: np.ndarray, ids: np.ndarray, threshold: float, keep: int) -> dict[tuple[int, int], float]:
+    """Best `keep` neighbours of each row of `matrix` (whose rows are `ids`) at or above `threshold`."""
+    found: dict[tuple[int, int], float] = {}
+    n = len(matrix)
+    if n < 2:
+        return found
+    keep = min(keep, n - 1)
+    for start in range(0, n, BLOCK):
+        sims = matrix[start:start + BLOCK] @ matrix.T
+        rows = np.arange(len(sims))
+        sims[rows, start + rows] = -2.0  # never one's own neighbour
+        best = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]
+        chosen = sims[rows[:, None], best]
+        for r, c in zip(*np.nonzero(chosen >= threshold)):
+            i, j = int(ids[start + r]), int(ids[best[r, c]])
+            found[(min(i, j), max(i, j))] = float(chosen[r, c])
+    return found
+
+
+def _cells(matrix: np.ndarray, ids: np.ndarray, depth: int = 0) -> list[np.ndarray]:
+    """The `ids` of the rows listed in each cell of a spherical k-means clustering of `matrix`
+    (each row in `PROBES` cells); a cell still larger than `EXACT_LIMIT` is split the same way
+    once more (near-identical texts cluster tightly)."""
+    n = len(matrix)
+    count = max(2, int(math.sqrt(n)))
+    centroids = matrix[np.linspace(0, n - 1, count).astype(int)].copy()
+    for _ in range(KMEANS_ROUNDS):
+        nearest = np.argmax(matrix @ centroids.T, axis=1)
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, nearest, matrix)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        centroids = np.where(norms > 0, sums / np.maximum(norms, 1e-12), centroids)
+    scores = matrix @ centroids.T
+    probes = np.argpartition(-scores, PROBES - 1, axis=1)[:, :PROBES]
+    cell_of = probes.ravel()
+    row_of = np.repeat(np.arange(n), PROBES)
+    order = np.argsort(cell_of, kind="stable")
+    bounds = np.searchsorted(cell_of[order], np.arange(count + 1))
+    cells: list[np.ndarray] = []
+    for c in range(count):
+        rows = row_of[order[bounds[c]:bounds[c + 1]]]
+        if len(rows) > EXACT_LIMIT and depth < 1 and len(rows) < n:
+            cells += _cells(matrix[rows], ids[rows], depth + 1)
+        elif len(rows) > 1:
+            cells.append(ids[rows])
+    return cells

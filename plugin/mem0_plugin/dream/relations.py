@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .features import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, reading, relation
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, Readings, reading, relation
 from .neighbours import similar_vector_pairs
 from .plan import ConflictAction, MergeAction
 from .topics import conflict_topic
@@ -31,9 +31,11 @@ def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarr
     with_vectors = [item for item in items if item.id in vectors]
     floor = min(MERGE_COSINE, CONFLICT_COSINE)
     judged: list[Judged] = []
+    readings: Readings = {}
+    order = [item.oldest_first_key for item in with_vectors]
     for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):
-        older, newer = sorted((with_vectors[i], with_vectors[j]), key=lambda m: m.oldest_first_key)
-        kind = relation(older, newer, cosine)
+        older, newer = (with_vectors[i], with_vectors[j]) if order[i] <= order[j] else (with_vectors[j], with_vectors[i])
+        kind = relation(older, newer, cosine, readings)
         if kind is not None:
             judged.append((cosine, older, newer, kind))
     judged.sort(key=lambda j: (-j[0], j[1].id, j[2].id))

@@ -351,9 +351,11 @@ class SqliteStore:
         vector (`query_vector`, made by `model`) is given (`store.ranking` orders them)."""
         if query_vector is None or model is None:
             return replacements_first(self.lexical_search(user_id, query, where, mode, top_k, threshold))
-        pool = max(4 * top_k, 40)
+        pool = max(2 * top_k, 20)
         found: dict[str, Candidate] = {}
-        ids, matrix = self.vector_index(user_id, model).current(self._query)
+        with self._lock:
+            view = self._view()
+        ids, matrix = self.vector_index(user_id, model).current(self._query, view)
         position = {memory_id: row for row, memory_id in enumerate(ids)}
         terms = significant_words(query)
         for memory, score in self.lexical_search(user_id, query, where, mode, pool, None):

@@ -68,33 +68,35 @@ class VectorIndex:
         self.user_id, self.model = user_id, model
         self._loaded = _Loaded()
         self._lock = threading.Lock()
+        self._view: tuple | None = None
 
-    def current(self, query: Query) -> tuple[list[str], np.ndarray]:
-        """(ids, matrix) of every vector of the user and model now stored."""
+    def current(self, query: Query, view: tuple | None = None) -> tuple[list[str], np.ndarray]:
+        """(ids, matrix) of every vector of the user and model now stored. `view` is the store's
+        token of what its connection sees (`SqliteStore._view`): while it is unchanged, nothing
+        was written, and the matrix is returned without asking the table."""
         with self._lock:
-            count, last = query("SELECT count(*), coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?",
-                                (self.user_id, self.model))[0]
-            loaded = self._loaded
-            if last < loaded.last_seq or (last == loaded.last_seq and count != loaded.count):
-                loaded = self._loaded = _Loaded()
-            if last > loaded.last_seq:
-                rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? ORDER BY seq",
-                             (self.user_id, self.model, loaded.last_seq))
-                if rows:
-                    loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
-                loaded.last_seq = last
-                if len(loaded.ids) != count:  # some were deleted meanwhile: read them all again
-                    loaded = self._loaded = _Loaded()
-                    return self.current_unlocked(query, count, last)
-                loaded.count = count
-            return loaded.ids, loaded._matrix()
+            if view is not None and view == self._view:
+                return self._loaded.ids, self._loaded._matrix()
+            self._view = view
+            return self._refresh(query)
 
-    def current_unlocked(self, query: Query, count: int, last: int) -> tuple[list[str], np.ndarray]:
-        rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq <= ? ORDER BY seq",
-                     (self.user_id, self.model, last))
+    def _refresh(self, query: Query) -> tuple[list[str], np.ndarray]:
+        count, last = query("SELECT count(*), coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?",
+                            (self.user_id, self.model))[0]
         loaded = self._loaded
-        loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
-        loaded.last_seq, loaded.count = last, len(rows)
+        if last < loaded.last_seq or (last == loaded.last_seq and count != loaded.count):
+            loaded = self._loaded = _Loaded()  # something was deleted: start over
+        if last > loaded.last_seq:
+            rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? ORDER BY seq",
+                         (self.user_id, self.model, loaded.last_seq))
+            loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
+            loaded.last_seq, loaded.count = last, count
+            if len(loaded.ids) != count:  # some were deleted meanwhile: read them all again
+                loaded = self._loaded = _Loaded()
+                rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq <= ? ORDER BY seq",
+                             (self.user_id, self.model, last))
+                loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
+                loaded.last_seq, loaded.count = last, len(rows)
         return loaded.ids, loaded._matrix()
 
 

@@ -1,0 +1,148 @@
+"""Dream by meaning (docs/dream.md): the pair rules on the examples the issue names, the
+neighbour search, and the CLI end to end with the real default model on real stores."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from mem0_plugin.cli import dream_cli, memories_cli
+from mem0_plugin.dream import neighbours
+from mem0_plugin.dream.features import analysed
+from mem0_plugin.dream.meaning import relation
+from mem0_plugin.records import Memory
+from mem0_plugin.semantic import Semantic
+from mem0_plugin.store import open_store
+from mem0_plugin.store.vectors import VectorIndex
+
+
+def item(text: str, day: int, type_: str = "decision"):
+    stamp = f"2026-{day // 28 + 1:02d}-{day % 28 + 1:02d}T10:00:00+00:00"
+    return analysed(Memory(id=f"m{day}", memory=text, user_id="u", metadata={"type": type_},
+                           created_at=stamp, updated_at=stamp))
+
+
+@pytest.mark.parametrize("older, newer, cosine, expected", [
+    ("All money is kept as integer cents in BIGINT amount_cents columns — never as floats or NUMERIC.",
+     "Store all monetary amounts as integer cents (BIGINT amount_cents columns), never floats or NUMERIC.",
+     0.93, "merge"),
+    ("Use PostgreSQL for the ledger, not DynamoDB.", "Ledger storage is Postgres; DynamoDB was rejected.",
+     0.86, "merge"),
+    ("Sales tax is calculated with TaxJar (app/billing/tax/taxjar_client.py).",
+     "Sales tax is calculated with Stripe Tax now; the TaxJar client was removed.", 0.76, "conflict"),
+    ("Local Postgres from docker-compose listens on port 5432.",
+     "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres).",
+     0.92, "conflict"),
+    ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
+    ("Use Redis", "Don't use Redis", 0.9, "conflict"),
+    ("Prefers window seats", "Always books window seats only on long-haul flights", 0.8, None),
+    ("Axios timeout for the catalog API client is 8 seconds.",
+     "Axios timeout for the payments API client is 30 seconds.", 0.74, None),
+    ("SNOWFLAKE_ACCOUNT is read from the environment", "SNOWFLAKE_ROLE is read from the environment", 0.9, None),
+    ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
+])
+def test_the_pair_rules(older, newer, cosine, expected):
+    assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_events_merge_whatever_their_wording_and_never_conflict():
+    fixed = item("Fixed the crash on cold start (MOB-311): R8 stripped a class", 1, "bug_fix")
+    again = item("MOB-311: the app no longer crashes at launch; R8 stripped a class", 40, "bug_fix")
+    assert relation(fixed, again, 0.85) == "merge"
+    assert relation(item("Deploy to ECS", 1, "bug_fix"), item("Deploy to Vercel", 40, "bug_fix"), 0.9) is None
+
+
+def _random_unit(n: int, dims: int = 32, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(n // 4, dims))
+    rows = np.repeat(base, 4, axis=0)[:n] + rng.normal(scale=0.25, size=(n, dims))
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_neighbours_are_exact_for_small_groups_and_near_exact_above():
+    small = _random_unit(400)
+    sims = small @ small.T
+    exact = {(i, j) for i in range(400) for j in range(i + 1, 400) if sims[i, j] >= 0.9}
+    found = {(i, j) for i, j, _ in neighbours.similar_vector_pairs(small, 0.9, max_neighbours=400)}
+    assert found == exact
+    large = _random_unit(6000)
+    assert len(large) > neighbours.EXACT_LIMIT
+    approximate = {(i, j) for i, j, _ in neighbours.similar_vector_pairs(large, 0.9, max_neighbours=3)}
+    best = large @ large.T
+    np.fill_diagonal(best, -1)
+    nearest = {tuple(sorted((i, int(np.argmax(best[i]))))) for i in range(len(large)) if best[i].max() >= 0.9}
+    assert len(nearest & approximate) >= 0.97 * len(nearest)
+    assert neighbours.similar_vector_pairs(large, 0.9, 3) == neighbours.similar_vector_pairs(large, 0.9, 3)
+
+
+def test_the_vector_index_follows_writes_and_deletes(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path}/v.sqlite3")
+    index = VectorIndex("u", "m")
+    with store.write() as writer:
+        for i in range(3):
+            writer.insert(Memory(id=f"id{i}", memory=f"text {i}", user_id="u", created_at="2026-01-01T00:00:00+00:00",
+                                 updated_at="2026-01-01T00:00:00+00:00"), actor="t")
+        writer.store_vectors("u", "m", [(f"id{i}", f"text {i}", np.eye(4, dtype=np.float32)[i]) for i in range(3)])
+    ids, matrix = index.current(store._query)
+    assert ids == ["id0", "id1", "id2"] and matrix.shape == (3, 4)
+    with store.write() as writer:
+        writer.store_vectors("u", "m", [("id1", "text 1", np.eye(4, dtype=np.float32)[3])])
+    ids, matrix = index.current(store._query)
+    assert ids == ["id0", "id1", "id2"] and matrix[1, 3] == 1.0  # rewritten in place
+    with store.write() as writer:
+        writer.delete(writer.get("u", "id0"), "t")
+    ids, matrix = index.current(store._query)
+    assert sorted(ids) == ["id1", "id2"] and matrix.shape == (2, 4)
+    assert matrix[ids.index("id1"), 3] == 1.0
+
+
+@pytest.fixture
+def semantic_env(mem0_home, monkeypatch, tmp_path):
+    monkeypatch.delenv("MEM0_EMBEDDER")
+    monkeypatch.chdir(tmp_path)
+    return mem0_home
+
+
+def _add(text: str, type_: str, created: str) -> None:
+    record = {"memory": text, "metadata": {"type": type_}, "created_at": created}
+    path = "records.json"
+    with open(path, "w") as handle:
+        json.dump([record], handle)
+    assert memories_cli.main(["import", path]) == 0
+
+
+def test_plan_and_auto_by_meaning(semantic_env, capsys):
+    _add("All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
+         "decision", "2026-05-01T10:00:00+00:00")
+    _add("Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
+         "decision", "2026-10-01T10:00:00+00:00")
+    _add("Local Postgres from docker-compose listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
+    _add("Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+         "environmental", "2026-11-01T10:00:00+00:00")
+    capsys.readouterr()
+    assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [m["merged_text"] for m in plan["merges"]] == [
+        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"]
+    assert [c["texts"] for c in plan["conflicts"]] == [{
+        "A": "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+        "B": "Local Postgres from docker-compose listens on port 5432"}]
+    store = open_store(f"sqlite:///{semantic_env}/memories.sqlite3")
+    assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)  # --plan wrote nothing
+    assert dream_cli.main(["--auto", "--now", "2026-11-30T00:00:00+00:00"]) == 0
+    assert capsys.readouterr().out.strip() == "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=1"
+    embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
+    assert embedded >= 4 and total >= 5  # the sources, the merged memory and the reminder exist
+
+
+def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", open("/dev/null"))
+    assert dream_cli.main(["--demo", "--now", "2026-11-30T00:00:00+00:00"]) == 0
+    out = capsys.readouterr().out
+    assert ('→ "Store every order total as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"'
+            in out)
+    assert '      A: "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"' in out
+    assert '      B: "Local Postgres from docker-compose listens on port 5432"' in out
+    assert Semantic  # the real embedder was used: the lexical rules alone find neither (test_dream_cli)
