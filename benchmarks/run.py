@@ -4,7 +4,9 @@
     .venv-bench/bin/python benchmarks/run.py search add     # some of them
     .venv-bench/bin/python benchmarks/run.py all --no-mem0  # skip mem0ai OSS (no bench extra)
 
-Figures: search, add, page, plan, auto, mcp, import. The machine is shared and noisy: every
+Figures: search, add, page, plan, auto, mcp, import (lexical, as in v1: MEM0_EMBEDDER=none for
+the commands), and for meaning: embed, hybrid, plan-vectors, auto-vectors (on stores where every
+memory has a vector of the default model, `generate.py --vectors`). The machine is shared and noisy: every
 figure is a median (p50/p95 where the issue says so) over repeated runs, and the
 alternative is measured in the same run, so the ratio is the number to read. Where the
 alternative is too slow to run in full, it is measured on a subset and extrapolated, and the
@@ -117,10 +119,11 @@ def identity(cwd: Path) -> Identity:
     return Identity(gen.USER, gen.PROJECT, "main", cwd, "sqlite:///unused", cwd)
 
 
-def working_copy(n: int, folder: Path) -> Path:
-    """A fresh copy of the cached store (writes never touch the cache)."""
-    source = gen.build_store(n)
-    target = folder / f"mem-{n}.sqlite3"
+def working_copy(n: int, folder: Path, *, vectors: bool = False) -> Path:
+    """A fresh copy of the cached store (writes never touch the cache); with `vectors`, of the
+    one in which every memory has a vector of the default model (`generate.build_vector_store`)."""
+    source = gen.build_vector_store(n) if vectors else gen.build_store(n)
+    target = folder / f"{'vec' if vectors else 'mem'}-{n}.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(str(target) + suffix).unlink(missing_ok=True)
     shutil.copyfile(source, target)
@@ -330,6 +333,9 @@ def bench_page(args, work: Path) -> None:
 TIME = Path("/usr/bin/time")
 
 
+LEXICAL = {"MEM0_EMBEDDER": "none"}  # the v1 figures: no embedder in the commands
+
+
 def run_measured(argv: list[str], *, env: dict | None = None, cwd: Path | None = None) -> tuple[float, float, str]:
     """(wall seconds, peak RSS in MB, stdout) of a child process.
 
@@ -365,7 +371,7 @@ def bench_plan(args, work: Path) -> None:
     runs = []
     for _ in range(max(1, args.repeat)):
         runs.append(run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(plan_file),
-                                  *scope_args(path)], cwd=work))
+                                  *scope_args(path)], env=LEXICAL, cwd=work))
     wall = statistics.median(r[0] for r in runs)
     rss = max(r[1] for r in runs)
     plan = json.loads(plan_file.read_text())
@@ -378,7 +384,7 @@ def bench_plan(args, work: Path) -> None:
     # a store written before dream stored its readings of the texts: every text is read
     _forget_readings(path)
     unread = run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-unread.json"),
-                           *scope_args(path)], cwd=work)
+                           *scope_args(path)], env=LEXICAL, cwd=work)
     same = (work / "plan-unread.json").read_bytes() == plan_file.read_bytes()
     figure.details["without stored readings (a store from before them: every text read)"] = (
         f"{unread[0]:.1f} s, {unread[1]:,.0f} MB, plan {'identical' if same else 'DIFFERENT'}")
@@ -422,7 +428,7 @@ def bench_auto(args, work: Path) -> None:
     first, second = [], []
     for i in range(max(1, args.repeat)):
         path = working_copy(n, work)
-        env = {"MEM0_DREAM_LOCK": str(lock)}
+        env = {"MEM0_DREAM_LOCK": str(lock), **LEXICAL}
         wall, rss, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
         first.append((wall, out.strip()))
         wall, rss, out2 = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
@@ -535,8 +541,114 @@ def bench_import(args, work: Path) -> None:
 
 # -- main ----------------------------------------------------------------------------------
 
+# -- meaning (docs/embeddings.md) ---------------------------------------------------------
+
+def semantic_for(work: Path):
+    from mem0_plugin.semantic import Semantic
+    return Semantic.from_home(work)
+
+
+def bench_embed(args, work: Path) -> None:
+    semantic = semantic_for(work)
+    started = time.perf_counter()
+    semantic.available()
+    load = time.perf_counter() - started
+    texts = [r["memory"] for r in gen.records(2000, seed=5)]
+    words = statistics.mean(len(t.split()) for t in texts)
+    semantic.embed(texts[:64])
+    started = time.perf_counter()
+    semantic.embed(texts)
+    batched = len(texts) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    for text in texts[:300]:
+        semantic.embed([text])
+    single = 300 / (time.perf_counter() - started)
+    figure = Figure(f"embed throughput ({words:.0f}-word memories, {semantic.model_id})", ">= 200 texts/s",
+                    batched, "texts/s", ok=batched >= 200)
+    figure.alternative, figure.alternative_short = single, "one text per call"
+    figure.alternative_label = "the same model called once per text (no batching, no length sorting)"
+    figure.details["model load (first use, files verified by SHA-256)"] = f"{load:.2f} s (target <= 1 s)"
+    report(figure)
+
+
+def bench_hybrid(args, work: Path) -> None:
+    queries = gen.queries(200, seed=11)
+    semantic = semantic_for(work)
+    for n, target in ((10000, 20.0), (100000, 60.0)):
+        path = working_copy(n, work, vectors=True)
+        lexical = open_caller(path, work)
+        hybrid = operations.Caller(lexical.store, identity(work), actor="bench", semantic=semantic)
+        for q in queries[:20]:
+            operations.search_memories(hybrid, q)
+        timings: dict[str, list[float]] = {"hybrid": [], "lexical": [], "embed": []}
+        for _ in range(args.repeat):
+            for q in queries:
+                for label, caller in (("hybrid", hybrid), ("lexical", lexical)):
+                    started = time.perf_counter()
+                    operations.search_memories(caller, q)
+                    timings[label].append(time.perf_counter() - started)
+        for q in queries[:50]:
+            started = time.perf_counter()
+            semantic.query_vector(q)
+            timings["embed"].append(time.perf_counter() - started)
+        p50 = ms(percentile(timings["hybrid"], 50))
+        figure = Figure(f"search_memories p50 with the query's embedding, {n // 1000}k", f"<= {target:g} ms",
+                        p50, "ms", ok=p50 <= target)
+        figure.alternative = ms(percentile(timings["lexical"], 50))
+        figure.alternative_short = "lexical only, same store"
+        figure.alternative_label = "the same search without the embedder (v1), same run"
+        figure.details["p95"] = fmt(ms(percentile(timings["hybrid"], 95)), "ms")
+        figure.details["of which the query's embedding (p50)"] = fmt(ms(percentile(timings["embed"], 50)), "ms")
+        report(figure)
+        lexical.store.close()
+
+
+def bench_plan_vectors(args, work: Path) -> None:
+    n = 100000
+    path = working_copy(n, work, vectors=True)
+    env = {"MEM0_HOME": str(work)}
+    runs = [run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-v.json"),
+                          *scope_args(path)], env=env, cwd=work) for _ in range(max(1, args.repeat))]
+    wall, rss = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+    lexical = run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-l.json"),
+                            *scope_args(path)], env=LEXICAL, cwd=work)
+    plan = json.loads((work / "plan-v.json").read_text())
+    figure = Figure("mem0-dream --plan over 100k with stored vectors", "<= 15 s, <= 1.5 GB peak RSS", wall, "s",
+                    ok=wall <= 15 and rss <= 1536)
+    figure.details["peak RSS"] = f"{rss:,.0f} MB"
+    figure.details["runs"] = ", ".join(f"{r[0]:.1f} s" for r in runs)
+    figure.details["plan"] = (f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
+                              f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories")
+    figure.alternative, figure.alternative_short = lexical[0], "lexical rules only"
+    figure.alternative_label = f"the same plan without the embedder (v1 rules), same run, {lexical[1]:,.0f} MB"
+    report(figure)
+
+
+def bench_auto_vectors(args, work: Path) -> None:
+    n = 10000
+    lock = work / "dream.lock"
+    nightly, lexical = [], []
+    for _ in range(max(1, args.repeat)):
+        path = working_copy(n, work, vectors=True)
+        env = {"MEM0_DREAM_LOCK": str(lock), "MEM0_HOME": str(work)}
+        run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)  # the backlog
+        wall, _, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
+        nightly.append((wall, out.strip()))
+        wall, _, _ = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)],
+                                  env={**env, **LEXICAL}, cwd=work)
+        lexical.append(wall)
+    steady = statistics.median(w for w, _ in nightly)
+    figure = Figure("mem0-dream --auto cold on 10k with stored vectors (nightly)", "<= 1.5 s wall", steady, "s",
+                    ok=steady <= 1.5)
+    figure.details["output"] = nightly[0][1]
+    figure.alternative, figure.alternative_short = statistics.median(lexical), "without the embedder"
+    figure.alternative_label = "the same nightly run with MEM0_EMBEDDER=none (v1 rules), same run"
+    report(figure)
+
+
 BENCHES = {"search": bench_search, "add": bench_add, "page": bench_page, "plan": bench_plan,
-           "auto": bench_auto, "mcp": bench_mcp, "import": bench_import}
+           "auto": bench_auto, "mcp": bench_mcp, "import": bench_import, "embed": bench_embed,
+           "hybrid": bench_hybrid, "plan-vectors": bench_plan_vectors, "auto-vectors": bench_auto_vectors}
 
 
 def summary_table() -> str:

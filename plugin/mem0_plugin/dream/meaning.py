@@ -29,7 +29,8 @@ from .lexicon import EVENT_TYPES, WEAK_WORDS
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
-_PROHIBITION_EN = (r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
+_PROHIBITION_EN = (r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
+                   r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
                    r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
                    r"(?:\w+\s+)?off\b")
 _CHANGE_EN = (r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
@@ -244,7 +245,8 @@ def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
     same_conditions = not adds_condition(a, b, cosine)
     literals_a, literals_b = literal_values(a), literal_values(b)
     one_holds_all = literals_a <= literals_b or literals_b <= literals_a  # the draft can keep every literal
-    if (cosine >= LOW_MERGE_COSINE and (cosine >= MERGE_COSINE or shared_evidence(a, b))
+    if (cosine >= LOW_MERGE_COSINE
+            and (cosine >= MERGE_COSINE or shared_evidence(a, b))
             and not values and same_conditions and one_holds_all
             and (event or (not (facts.marked and facts.introduces) and not facts.flipped))
             and (not facts.swapped or cosine >= SWAP_MERGE_COSINE)):

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from ..records import SUPERSEDED, Memory
 
-LEXICAL_WEIGHT = 0.3
+LEXICAL_WEIGHT = 0.5  # tuned on the labelled set: 0.4–0.7 give hit@5 0.98–0.99, MRR 0.96 (docs/search.md)
 
 
 @dataclass(frozen=True)
