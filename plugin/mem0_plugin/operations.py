@@ -121,13 +121,13 @@ def search_memories(caller: Caller, query: object, filters: object = None, top_k
 
 
 def _query_vector(caller: Caller, query: str):
-    """The query's vector and model, or (None, None) for a lexical search."""
+    """The query's vector (a function that waits for it: it is made while the lexical side runs)
+    and the model, or (None, None) for a lexical search."""
     semantic = caller.semantic
     if semantic is None or not semantic.available():
         return None, None
     semantic.prepare_search(caller.store, caller.user_id, caller.identity.project_id, background=caller.background)
-    vector = semantic.query_vector(query)
-    return (vector, semantic.model_id) if vector is not None else (None, None)
+    return semantic.query_vector_soon(query), semantic.model_id
 
 
 def _embed_later(caller: Caller, ids: list[str]) -> None:

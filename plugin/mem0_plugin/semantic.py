@@ -42,6 +42,7 @@ class Semantic:
         self._lock = threading.Lock()
         self._queue: queue.Queue | None = None
         self._prepared: set[tuple] = set()
+        self._pool = None  # the worker that embeds queries (`query_vector_soon`)
 
     @classmethod
     def from_home(cls, home: Path, *, quiet: bool = False) -> "Semantic":
@@ -87,6 +88,17 @@ class Semantic:
     def query_vector(self, text: str) -> np.ndarray | None:
         vectors = self.embed([text])
         return None if vectors is None else vectors[0]
+
+    def query_vector_soon(self, text: str) -> Callable[[], np.ndarray | None]:
+        """Start embedding `text` on a worker thread; the function returned waits for the vector
+        (None if semantic matching turned off meanwhile). A search reads its lexical candidates
+        while the model runs: onnxruntime and SQLite both let go of the interpreter lock."""
+        with self._lock:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0-query")
+        return self._pool.submit(self.query_vector, text).result
 
     def backfill(self, store: SqliteStore, user_id: str, app_id: str | None = None, *,
                  ids: list[str] | None = None, limit: int | None = None,

@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -345,26 +345,34 @@ class SqliteStore:
 
     def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
-               threshold: float | None = None, *, query_vector: "np.ndarray" | None = None,
+               threshold: float | None = None, *,
+               query_vector: "np.ndarray | Callable[[], np.ndarray | None] | None" = None,
                model: str | None = None) -> list[tuple[Memory, float]]:
         """The best `top_k` memories for `query`: lexical alone, or hybrid when the query's
-        vector (`query_vector`, made by `model`) is given (`store.ranking` orders them)."""
+        vector (`query_vector`, made by `model`) is given (`store.ranking` orders them). The
+        vector may be a function returning it (an embedding still being made: it is asked for
+        after the lexical side has run, so both proceed at once), or None: lexical after all."""
         if query_vector is None or model is None:
             return replacements_first(self.lexical_search(user_id, query, where, mode, top_k, threshold))
-        pool = max(2 * top_k, 20)
+        lexical = self.lexical_search(user_id, query, where, mode, top_k, None)
+        vector = query_vector() if callable(query_vector) else query_vector
+        if vector is None:
+            return replacements_first([(m, s) for m, s in lexical if threshold is None or s >= threshold])
+        pool = max(2 * top_k, 20)  # vector candidates; the lexical side's best `top_k` join them
         found: dict[str, Candidate] = {}
         with self._lock:
             view = self._view()
-        ids, matrix = self.vector_index(user_id, model).current(self._query, view)
-        position = {memory_id: row for row, memory_id in enumerate(ids)}
+        index = self.vector_index(user_id, model)
+        ids, matrix = index.current(self._query, view)
+        position = index.position()
         terms = significant_words(query)
-        for memory, score in self.lexical_search(user_id, query, where, mode, pool, None):
+        for memory, score in lexical:
             row = position.get(memory.id)
-            cosine = float(matrix[row] @ query_vector) if row is not None else None
+            cosine = float(matrix[row] @ vector) if row is not None else None
             found[memory.id] = Candidate(memory, score, cosine)
         sql, params = self._where(user_id, where, mode)
         exact = text_hash(query)
-        for memory, cosine, hashed in self._nearest_in_scope(ids, matrix, query_vector, sql, params, pool):
+        for memory, cosine, hashed in self._nearest_in_scope(ids, matrix, vector, sql, params, pool):
             if memory.id not in found:
                 score = 1.0 if hashed == exact else overlap_score(terms, significant_words(memory.memory))
                 found[memory.id] = Candidate(memory, score, cosine)
@@ -377,14 +385,16 @@ class SqliteStore:
         read through the scope's SQL, widening fourfold until enough are in scope."""
         from .vectors import top_matches
 
-        limit, kept = wanted, []
+        limit, kept = 2 * wanted, []  # room for some out of scope (other projects, merged ...)
         while True:
             matches = top_matches(matrix, query_vector, limit)
             kept = []
             for start in range(0, len(matches), 500):
                 chunk = matches[start:start + 500]
                 marks = ", ".join("?" * len(chunk))
-                rows = self._query(f"SELECT {SELECT_COLUMNS}, text_hash FROM memories WHERE id IN ({marks}) AND {sql}",
+                # by primary key: else SQLite may prefer the scope's paging index and walk the project
+                rows = self._query(f"SELECT {SELECT_COLUMNS}, text_hash FROM memories INDEXED BY "
+                                   f"sqlite_autoindex_memories_1 WHERE id IN ({marks}) AND {sql}",
                                    [*(ids[row] for row, _ in chunk), *params])
                 by_id = {row[0]: row for row in rows}
                 kept += [(row_to_memory(by_id[ids[r]]), cosine, by_id[ids[r]][-1])

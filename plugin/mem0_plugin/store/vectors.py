@@ -70,6 +70,10 @@ class VectorIndex:
         self._lock = threading.Lock()
         self._view: tuple | None = None
 
+    def position(self) -> dict[str, int]:
+        """Each id's row in the matrix `current` returned last (read-only)."""
+        return self._loaded.position
+
     def current(self, query: Query, view: tuple | None = None) -> tuple[list[str], np.ndarray]:
         """(ids, matrix) of every vector of the user and model now stored. `view` is the store's
         token of what its connection sees (`SqliteStore._view`): while it is unchanged, nothing
