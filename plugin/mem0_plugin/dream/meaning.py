@@ -46,31 +46,55 @@ _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
 
 class Reading:
-    """What the pair rules read in one text. The literals by kind and the names are read only
-    when a pair gets that far (most candidate pairs are decided before)."""
+    """What the pair rules read in one text. Its two flags are read at once; the rest only when
+    a pair gets that far (most candidate pairs are decided by their cosine and the flags)."""
 
-    __slots__ = ("text", "features", "negated", "marked", "content", "words", "tokens", "stems", "_kinds", "_names")
+    __slots__ = ("text", "features", "plain", "negated", "marked", "_content", "_tokens", "_stems", "_kinds", "_names")
 
     def __init__(self, text: str, features: TextFeatures):
         self.text, self.features = text, features
         lowered = text.lower()
-        plain = lowered.isascii()
+        plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
         self.negated = features.negated or (
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
             or (not plain and _FOREIGN_NEGATION.search(lowered) is not None))
         self.marked = (_CHANGE_ASCII if plain else _CHANGE_ANY).search(lowered) is not None
-        literal_words = {w for value in features.literals for w in words(value)}
-        self.words = features.sig
-        self.content = frozenset(features.sig - literal_words - WEAK_WORDS)  # outside literals, not weak
-        self.tokens = frozenset(words(text))
-        self.stems = frozenset(t[:4] for t in self.tokens if len(t) >= 4)  # first four letters
+        self._content: frozenset[str] | None = None
+        self._tokens: frozenset[str] | None = None
+        self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
         self._names: frozenset[str] | None = None
 
     @property
+    def words(self) -> frozenset[str]:
+        """All significant words."""
+        return self.features.sig
+
+    @property
+    def content(self) -> frozenset[str]:
+        """The significant words outside literals, weak words removed."""
+        if self._content is None:
+            literal_words = {w for value in self.features.literals for w in words(value)}
+            self._content = frozenset(self.features.sig - literal_words - WEAK_WORDS)
+        return self._content
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        if self._tokens is None:
+            self._tokens = frozenset(words(self.text))
+        return self._tokens
+
+    @property
+    def stems(self) -> frozenset[str]:
+        """The first four letters of each token of four or more."""
+        if self._stems is None:
+            self._stems = frozenset(t[:4] for t in self.tokens if len(t) >= 4)
+        return self._stems
+
+    @property
     def kinds(self) -> dict[str, frozenset[str]]:
         if self._kinds is None:
-            self._kinds = _kinds_of(self.text)
+            self._kinds = _kinds_of(self.text, self.features)
         return self._kinds
 
     @property
@@ -99,10 +123,35 @@ def read(text: str, features: TextFeatures) -> Reading:
     return Reading(text, features)
 
 
-def _kinds_of(text: str) -> dict[str, frozenset[str]]:
-    kinds = literals_by_kind(text)
+_VERSION_VALUE = re.compile(r"v?\d+(?:\.\d+)+|v\d+")
+_NUMBER_VALUE = re.compile(r"\d+(?:[,:]\d+)*")
+
+
+def kind_of(value: str) -> str:
+    """The kind of one literal value as `features` normalised it (lower-cased, quotes and
+    outer punctuation stripped): what its characters say, without reading the text again."""
+    if "://" in value or value.startswith("www."):
+        return "url"
+    if " " in value:
+        return "code"
+    if "/" in value or ":\\" in value:
+        return "path"
+    if _VERSION_VALUE.fullmatch(value):
+        return "version"
+    if _NUMBER_VALUE.fullmatch(value):
+        return "number"
+    if value.startswith("-"):
+        return "flag"
+    return "dotted" if "." in value else "snake" if "_" in value else "camel"
+
+
+def _kinds_of(text: str, features: TextFeatures) -> dict[str, frozenset[str]]:
     if text.isascii():
-        return kinds
+        grouped: dict[str, set[str]] = {}
+        for value in features.literals:
+            grouped.setdefault(kind_of(value), set()).add(value)
+        return {kind: frozenset(values) for kind, values in grouped.items()}
+    kinds = literals_by_kind(text)
     found = set(_NUMBER_IN_ANY_SCRIPT.findall(text))
     known = set().union(*kinds.values()) if kinds else set()
     numbers = {n for n in found if not any(n in value for value in known)}
@@ -122,7 +171,11 @@ def _ascii_parts(values: frozenset[str]) -> frozenset[str]:
 
 
 def replaced_kinds(a: Reading, b: Reading) -> list[str]:
-    return sorted(kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind])
+    """The kinds of literal both texts hold with different values."""
+    if a.plain and b.plain and (a.features.literals == b.features.literals
+                                or not a.features.literals or not b.features.literals):
+        return []  # the same literals, or one side has none: no kind can differ (read no further)
+    return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
 
 
 def _mentions(name: str, other: Reading) -> bool:
@@ -217,6 +270,9 @@ EVIDENCE_WORD_OVERLAP = 0.40
 
 
 def literal_values(r: Reading) -> frozenset[str]:
+    """Every literal value of the text (for English text, those `features` already read)."""
+    if r.plain:
+        return r.features.literals
     return frozenset().union(*r.kinds.values()) if r.kinds else frozenset()
 
 
@@ -231,32 +287,38 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
 
 def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
              readings: Readings | None = None) -> str | None:
-    """"merge", "conflict" or None (leave them alone) for two memories of one type."""
+    """"merge", "conflict" or None (leave them alone) for two memories of one type. The checks
+    run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    if cosine < LOW_MERGE_COSINE and not (a.negated or b.negated or b.marked):
+    flipped, marked = a.negated != b.negated, b.marked and not a.marked
+    could_merge = cosine >= LOW_MERGE_COSINE
+    if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
-    if containment(a, b) < MIN_SUBJECT_OVERLAP and cosine < LOW_MERGE_COSINE:
+    overlap = containment(a, b)
+    if not could_merge and overlap < MIN_SUBJECT_OVERLAP:
         return None
-    facts = pair_facts(older, newer, cosine, readings)
-    values = [kind for kind in facts.replaced if kind in VALUE_KINDS]
-    if len(values) < len(facts.replaced):  # an identifier differs: two different things
+    replaced = replaced_kinds(a, b)
+    values = [kind for kind in replaced if kind in VALUE_KINDS]
+    if len(values) < len(replaced):  # an identifier differs: two different things
         return None
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
-    literals_a, literals_b = literal_values(a), literal_values(b)
-    one_holds_all = literals_a <= literals_b or literals_b <= literals_a  # the draft can keep every literal
-    if (cosine >= LOW_MERGE_COSINE
+    if (could_merge and not values and same_conditions
+            and (event or (not flipped and not (marked and introduced(a, b))))
             and (cosine >= MERGE_COSINE or shared_evidence(a, b))
-            and not values and same_conditions and one_holds_all
-            and (event or (not (facts.marked and facts.introduces) and not facts.flipped))
-            and (not facts.swapped or cosine >= SWAP_MERGE_COSINE)):
+            and _one_holds_all(a, b)
+            and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))):
         return "merge"
-    if event:
+    if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
-    if cosine < CONFLICT_COSINE or facts.overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
-        return None
-    if values and (facts.marked or cosine >= UNMARKED_VALUE_COSINE):
+    if values and (marked or cosine >= UNMARKED_VALUE_COSINE):
         return "conflict"
-    if facts.flipped or (facts.marked and (facts.introduces or cosine >= MARKED_CONFLICT_COSINE)):
+    if flipped or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
         return "conflict"
     return None
+
+
+def _one_holds_all(a: Reading, b: Reading) -> bool:
+    """One text holds every literal of the other (so the draft can keep them all)."""
+    literals_a, literals_b = literal_values(a), literal_values(b)
+    return literals_a <= literals_b or literals_b <= literals_a

@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 
 BLOCK = 1024
-MAX_NEIGHBOURS = 8
+MAX_NEIGHBOURS = 2
 EXACT_LIMIT = 4096
 PROBES = 2
 KMEANS_ROUNDS = 4
@@ -75,8 +75,10 @@ def _cells(matrix: np.ndarray, ids: np.ndarray, depth: int = 0) -> list[np.ndarr
     centroids = matrix[np.linspace(0, n - 1, count).astype(int)].copy()
     for _ in range(KMEANS_ROUNDS):
         nearest = np.argmax(matrix @ centroids.T, axis=1)
+        order = np.argsort(nearest, kind="stable")
+        present, starts = np.unique(nearest[order], return_index=True)
         sums = np.zeros_like(centroids)
-        np.add.at(sums, nearest, matrix)
+        sums[present] = np.add.reduceat(matrix[order], starts, axis=0)  # each cell's rows summed
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         centroids = np.where(norms > 0, sums / np.maximum(norms, 1e-12), centroids)
     scores = matrix @ centroids.T

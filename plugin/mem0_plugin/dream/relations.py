@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .features import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, Readings, reading, relation
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, Readings, literal_values, read, relation
 from .neighbours import similar_vector_pairs
 from .plan import ConflictAction, MergeAction
 from .topics import conflict_topic
@@ -43,9 +43,9 @@ def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarr
 
 
 def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:
+    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind in judged if kind == "merge"}
     merge_with = {(a.id, b.id) for _, a, b, kind in judged if kind == "merge"}
     merge_with |= {(b, a) for a, b in merge_with}
-    cosines = {frozenset((a.id, b.id)): c for c, a, b, _ in judged}
     group_of: dict[str, list[AnalysedMemory]] = {}
     for _, older, newer, kind in judged:
         if kind != "merge":
@@ -66,7 +66,7 @@ def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction
 
 def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) -> MergeAction:
     members = sorted(group, key=lambda m: m.oldest_first_key)
-    literals = [frozenset(v for values in reading(m.memory.memory).kinds.values() for v in values) for m in members]
+    literals = [literal_values(read(m.memory.memory, m.features)) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
     draft = (complete[-1] if complete

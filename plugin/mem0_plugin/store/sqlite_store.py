@@ -467,18 +467,24 @@ class SqliteStore:
         return [tuple(r) for r in self._query(sql, params)]
 
     def vectors_of(self, user_id: str, model: str, ids: list[str]) -> dict[str, "np.ndarray"]:
-        """The stored vectors of `model` for those of `ids` that have one for their current text."""
-        from .vectors import decode_vector
+        """The stored vectors of `model` for those of `ids` that have one for their current text.
+        Many ids (dream's fetch): one pass over the user's vectors; few: by primary key."""
+        from .vectors import decode_matrix
 
-        found: dict[str, "np.ndarray"] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            rows = self._query(
-                "SELECT v.id, v.vector FROM vectors v JOIN memories m ON m.id = v.id AND m.text_hash = v.text_hash "
-                f"WHERE v.user_id = ? AND v.model = ? AND v.id IN ({', '.join('?' * len(chunk))})",
-                [user_id, model, *chunk])
-            found.update((memory_id, decode_vector(blob)) for memory_id, blob in rows)
-        return found
+        join = ("FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
+                "ON m.id = v.id AND m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ?")
+        if len(ids) > 5000:
+            wanted = set(ids)
+            rows = [r for r in self._query(f"SELECT v.id, v.vector {join.format(hint='')}", [user_id, model])
+                    if r[0] in wanted]
+        else:
+            rows = []
+            for start in range(0, len(ids), 500):  # by primary key: the planner would rather walk them all
+                chunk = ids[start:start + 500]
+                rows += self._query(f"SELECT v.id, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
+                                    f"AND v.id IN ({', '.join('?' * len(chunk))})", [user_id, model, *chunk])
+        matrix = decode_matrix([blob for _, blob in rows], 0)
+        return {memory_id: matrix[row] for row, (memory_id, _) in enumerate(rows)}
 
     def vector_counts(self, user_id: str, model: str, app_id: str | None = None) -> tuple[int, int]:
         """(memories with a vector of `model`, all memories) of the user, or of one project."""

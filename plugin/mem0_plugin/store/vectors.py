@@ -22,10 +22,6 @@ def encode_vector(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
-def decode_vector(blob: bytes) -> np.ndarray:
-    return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-
-
 def decode_matrix(blobs: Sequence[bytes], dims: int) -> np.ndarray:
     if not blobs:
         return np.zeros((0, dims), dtype=np.float32)
