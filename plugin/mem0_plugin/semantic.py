@@ -85,6 +85,21 @@ class Semantic:
             self._turn_off(str(exc))
             return None
 
+    def vectors_for(self, store: SqliteStore, user_id: str, texts: list[str]) -> list[np.ndarray] | None:
+        """A vector for each text: reused where another memory of the user with the same text
+        has one (`SqliteStore.vectors_by_text`), embedded otherwise. None when semantic matching
+        is off."""
+        if self.model_id is None:
+            return None
+        known = store.vectors_by_text(user_id, self.model_id, texts)
+        new = sorted({text for text in texts if text not in known})
+        if new:
+            made = self.embed(new)
+            if made is None:
+                return None
+            known.update(zip(new, made))
+        return [known[text] for text in texts]
+
     def query_vector(self, text: str) -> np.ndarray | None:
         vectors = self.embed([text])
         return None if vectors is None else vectors[0]
@@ -105,7 +120,7 @@ class Semantic:
                  progress: Callable[[int, int], None] | None = None) -> int:
         """Embed and store the vectors the user's memories (of one project, or `ids`) lack.
         Returns how many were stored; 0 when semantic matching is off."""
-        if self.embedder is None or not self.available():
+        if self.embedder is None:
             return 0
         model = self.model_id
         assert model is not None
@@ -113,7 +128,7 @@ class Semantic:
         stored = 0
         for start in range(0, len(missing), BACKFILL_BATCH):
             chunk = missing[start:start + BACKFILL_BATCH]
-            vectors = self.embed([text for _, text in chunk])
+            vectors = self.vectors_for(store, user_id, [text for _, text in chunk])
             if vectors is None:
                 break
             with store.write() as writer:

@@ -119,8 +119,8 @@ def fetch_vectors(store: SqliteStore, memories: list[Memory], semantic: "Semanti
                   store_new: bool) -> tuple[dict, int]:
     """The vectors of the memories that take part: those stored for their text, and the rest
     embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model."""
-    if semantic is None or not semantic.available() or not memories:
-        return {}, 0
+    if semantic is None or semantic.model_id is None or not memories:
+        return {}, 0  # (the model itself loads only if something must be embedded)
     model = semantic.model_id
     assert model is not None
     user_id = memories[0].user_id
@@ -128,7 +128,7 @@ def fetch_vectors(store: SqliteStore, memories: list[Memory], semantic: "Semanti
     vectors = store.vectors_of(user_id, model, ids)
     missing = [m for m in memories if m.id not in vectors and takes_part(m)]
     if missing:
-        made = semantic.embed([m.memory for m in missing])
+        made = semantic.vectors_for(store, user_id, [m.memory for m in missing])
         if made is None:
             return {}, 0
         vectors.update((m.id, vector) for m, vector in zip(missing, made))

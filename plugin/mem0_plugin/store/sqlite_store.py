@@ -486,6 +486,24 @@ class SqliteStore:
         matrix = decode_matrix([blob for _, blob in rows], 0)
         return {memory_id: matrix[row] for row, (memory_id, _) in enumerate(rows)}
 
+    def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+        """Vectors of `model` that another of the user's memories with the same text already has
+        (a merge whose draft is one of its sources, a re-import): no need to embed those again."""
+        from .vectors import decode_matrix
+
+        by_hash = {text_hash(text): text for text in texts}
+        hashes = list(by_hash)
+        rows: list[tuple] = []
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start:start + 500]
+            rows += self._query(
+                "SELECT m.text_hash, v.vector FROM memories m INDEXED BY memories_text_hash "
+                "JOIN vectors v INDEXED BY sqlite_autoindex_vectors_1 ON v.id = m.id AND v.model = ? "
+                f"AND v.text_hash = m.text_hash WHERE m.user_id = ? AND m.text_hash IN ({', '.join('?' * len(chunk))})",
+                [model, user_id, *chunk])
+        matrix = decode_matrix([blob for _, blob in rows], 0)
+        return {by_hash[hashed]: matrix[row] for row, (hashed, _) in enumerate(rows)}
+
     def vector_counts(self, user_id: str, model: str, app_id: str | None = None) -> tuple[int, int]:
         """(memories with a vector of `model`, all memories) of the user, or of one project."""
         app_sql, params = ("AND m.app_id = ?", [app_id]) if app_id is not None else ("", [])
