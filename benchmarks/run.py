@@ -553,7 +553,8 @@ def bench_embed(args, work: Path) -> None:
     started = time.perf_counter()
     semantic.available()
     load = time.perf_counter() - started
-    texts = [r["memory"] for r in gen.records(2000, seed=5)]
+    records = [r["memory"] for r in gen.records(4000, seed=5)]
+    texts = [f"{a}; {b}" for a, b in zip(records[::2], records[1::2])]  # two joined: about 20 words
     words = statistics.mean(len(t.split()) for t in texts)
     semantic.embed(texts[:64])
     started = time.perf_counter()
