@@ -61,9 +61,14 @@ def words(text: str) -> list[str]:
     if "’" in lowered:  # both apostrophes join a word; the token keeps the plain one
         lowered = lowered.replace("’", "'")
     tokens = WORD_PATTERN.findall(lowered)
-    if lowered.isascii() or not _HAS_UNSPACED.search(lowered):
+    if not has_unspaced(lowered):
         return tokens
     return [piece for token in tokens for piece in split_unspaced(token)]
+
+
+def has_unspaced(text: str) -> bool:
+    """Whether `text` holds Chinese or Japanese characters (scripts without spaces)."""
+    return not text.isascii() and _HAS_UNSPACED.search(text) is not None
 
 
 def split_unspaced(token: str) -> list[str]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..text import fold_plural, words
+from ..text import fold_plural, has_unspaced, words
 from .features import AnalysedMemory, TextFeatures, literals_by_kind, text_features
 from .lexicon import EVENT_TYPES, WEAK_WORDS
 
@@ -35,7 +35,8 @@ _PROHIBITION_EN = (r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;
                    r"(?:\w+\s+)?off\b")
 _CHANGE_EN = (r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
               r"replacing|instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|"
-              r"changed to|upgraded|bumped|from now on|these days)\b")
+              r"changed to|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|from now on|"
+              r"these days)\b")
 _CHANGE_OTHER = (r"改为|改成|换成|换到|现在|目前|不再|已移除|已删除|移除|替换|迁移|取代|升级|に変更|移行|廃止|代わりに|今は|現在"
                  r"|теперь|больше не|замен|перешли|перешёл|перевели|вместо|удал|переехал|обновили")
 # English texts (most) are searched, lower-cased, for the English words only.
@@ -102,7 +103,9 @@ class Reading:
         if self._names is None:
             names = self.features.names
             if not self.text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
-                names = names | {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
+                # (and a run of Chinese ending in "PostgreSQL" is one token there, no name)
+                names = {n for n in names if not has_unspaced(n)}
+                names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
 
@@ -241,7 +244,7 @@ def pair_facts(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
 # Words that restrict a statement: when one text has one and the other none, the first adds a
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how
 # a reworded fact is often phrased, so they only count below `SOFT_CONDITION_COSINE`.
-CONDITION_WORDS = frozenset("if unless only except".split())
+CONDITION_WORDS = frozenset("if unless only except also".split())
 SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split())
 SOFT_CONDITION_COSINE = 0.86
 MERGE_COSINE = 0.78
@@ -263,6 +266,7 @@ MARKED_CONFLICT_COSINE = 0.60
 # Two values for "the same" setting without a word of change: as often two settings of two
 # things ("the catalog API's timeout" / "the payments API's") unless the texts are very close.
 UNMARKED_VALUE_COSINE = 0.76
+UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two things
 
 
 LOW_MERGE_COSINE = 0.70  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
@@ -299,8 +303,8 @@ def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
         return None
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
-    if len(values) < len(replaced):  # an identifier differs: two different things
-        return None
+    if len(values) < len(replaced) and not marked:  # an identifier differs: two different things
+        return None                                 # (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
     if (could_merge and not values and same_conditions
@@ -311,7 +315,8 @@ def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
-    if values and (marked or cosine >= UNMARKED_VALUE_COSINE):
+    if values and (marked or cosine >= UNMARKED_VALUE_COSINE
+                   or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)):
         return "conflict"
     if flipped or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
         return "conflict"

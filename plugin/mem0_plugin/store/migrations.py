@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable, Union
 
-from ..text import significant_words, terms_text
+from ..text import has_unspaced, significant_words, terms_text
 
 Migration = Union[str, Callable[[sqlite3.Connection], None]]
 
@@ -18,11 +18,9 @@ def _retokenize_unspaced(conn: sqlite3.Connection) -> None:
     """5: Chinese and Japanese text is indexed by character bigrams (`text.words`): rewrite the
     full-text terms of every row holding such text, and drop its stored reading (dream's
     `features` cache, read from the old words) so it is read again."""
-    from ..text import _HAS_UNSPACED  # the same test the tokenizer makes
-
     rows = conn.execute("SELECT rowid, memory FROM memories").fetchall()
     changed = [(terms_text(significant_words(text)), rowid) for rowid, text in rows
-               if isinstance(text, str) and not text.isascii() and _HAS_UNSPACED.search(text)]
+               if isinstance(text, str) and has_unspaced(text)]
     conn.executemany("UPDATE memories SET terms = ?, features = NULL WHERE rowid = ?", changed)
 
 
