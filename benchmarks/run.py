@@ -20,7 +20,6 @@ subprocesses for dream, import and the MCP server.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 import os

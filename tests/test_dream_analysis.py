@@ -516,3 +516,12 @@ def test_twenty_thousand_memories_finds_the_injected_duplicates():
     merged_together = {frozenset(m.ids) for m in plan.merges}
     assert all(frozenset(pair) in merged_together for pair in injected)
     assert len(plan.memory_ids) == len(set(plan.memory_ids))
+
+
+def test_a_text_with_a_nul_character_takes_part_in_nothing():
+    """Another tool may have written one; a plan carrying it could not be read back."""
+    from mem0_plugin.dream.plan import plan_from_json, plan_to_json
+
+    plan = run([mem("a", "0", age=3), mem("b", "0\x00", age=2), mem("c", "Use Redis\x00", age=1)])
+    assert plan.is_empty
+    assert plan_from_json(plan_to_json(plan)) == plan

@@ -5,9 +5,10 @@ order), policy and `now` give a byte-identical `plan_to_json`.
 
 Who takes part
     Only memories that are ``active``, not ``immutable``, not ``pinned``, not
-    ``exclude_from_dream``, and not dream's own reminder (``metadata.source ==
-    "mem0-dream-auto"``). An id that occurs more than once in the input (a corrupt
-    fetch) takes part in nothing. Everything is grouped by type (`Memory.type`,
+    ``exclude_from_dream``, not dream's own reminder (``metadata.source ==
+    "mem0-dream-auto"``), and whose text holds no NUL character (no write of ours accepts
+    one, and no plan file can carry it). An id that occurs more than once in the input (a
+    corrupt fetch) takes part in nothing. Everything is grouped by type (`Memory.type`,
     ``unknown`` when absent); no action ever spans two types.
 
 The rules (each module's docstring has the details)
@@ -69,10 +70,12 @@ Progress = Callable[[int, int], None]
 
 
 def takes_part(memory: Memory) -> bool:
-    """Whether dream may act on this memory at all (SPEC §7 step 2)."""
+    """Whether dream may act on this memory at all (SPEC §7 step 2). A text holding a NUL
+    character (which no write of ours accepts; another tool wrote it) takes part in nothing:
+    no plan file can carry it."""
     return (memory.lifecycle_state == ACTIVE and not memory.immutable and not memory.pinned
             and not memory.excluded_from_dream and memory.source != REMINDER_SOURCE
-            and isinstance(memory.memory, str))
+            and isinstance(memory.memory, str) and "\x00" not in memory.memory)
 
 
 def eligible(memories: Iterable[Memory], progress: Progress | None = None,
