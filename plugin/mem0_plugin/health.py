@@ -162,7 +162,7 @@ def embedder_check(model: str | None, reason: str | None, counts: tuple[int, int
     embedded, total = counts or (0, 0)
     note = "; English-only model: for other languages set a multilingual one (docs/embeddings.md)" \
         if english_only else ""
-    missing = f"; run `mem0-memories embed` for the rest" if embedded < total else ""
+    missing = "; run `mem0-memories embed` for the rest" if embedded < total else ""
     return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded{missing}{note}")
 
 

@@ -19,7 +19,6 @@ what the vectors blur:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..text import fold_plural, has_unspaced, words
@@ -209,17 +208,6 @@ def containment(a: Reading, b: Reading) -> float:
     return len(first & second) / min(len(first), len(second))
 
 
-@dataclass(frozen=True)
-class PairFacts:
-    cosine: float
-    replaced: tuple[str, ...]
-    flipped: bool
-    swapped: bool
-    marked: bool  # the newer says it changes something the older did not
-    introduces: bool  # the newer names a tool the older does not mention
-    overlap: float
-
-
 Readings = dict[str, Reading]  # by text: each text read once per analysis
 
 
@@ -231,14 +219,6 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
     if found is None:
         found = readings[text] = read(text, item.features)
     return found
-
-
-def pair_facts(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
-               readings: Readings | None = None) -> PairFacts:
-    a, b = reading_of(older, readings), reading_of(newer, readings)
-    return PairFacts(cosine=cosine, replaced=tuple(replaced_kinds(a, b)), flipped=a.negated != b.negated,
-                     swapped=tool_swapped(a, b), marked=b.marked and not a.marked, overlap=containment(a, b),
-                     introduces=introduced(a, b))
 
 
 # Words that restrict a statement: when one text has one and the other none, the first adds a
