@@ -210,8 +210,18 @@ def test_embed_command_and_health_line(semantic_home, capsys):
     assert capsys.readouterr().out == ("Embedded 2 memories with onnx-local/all-MiniLM-L6-v2-int8; "
                                        "2/2 of project acme-api have vectors.\n")
     assert health_cli.main([]) == 0
-    assert ("PASS  Embedder         onnx-local/all-MiniLM-L6-v2-int8 — 2/2 memories embedded; English-only model"
-            in capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert ("PASS  Dream lock       free\n\nEmbedder: onnx-local/all-MiniLM-L6-v2-int8 — 2/2 memories embedded\n"
+            "  The default model is English-only: for other languages set a multilingual one (docs/embeddings.md).\n"
+            "\nAll checks passed.\n") in out
+
+
+def test_health_fails_the_embedder_check_with_a_fix_when_the_model_is_unusable(semantic_home, capsys):
+    (semantic_home / "config.yaml").write_text("embedder: {provider: onnx-local, config: {model: nope}}\n")
+    assert health_cli.main([]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  Embedder         semantic matching is off (unknown onnx-local model 'nope'" in out
+    assert "- Embedder: search and dream still work, by words only." in out
 
 
 def test_embed_command_without_a_model_is_one_line(semantic_home, capsys):

