@@ -116,13 +116,9 @@ _NUMBER_IN_ANY_SCRIPT = re.compile(r"(?<![0-9A-Za-z_.])\d+(?:\.\d+)*(?![0-9A-Za-
 
 @lru_cache(maxsize=1 << 12)
 def reading(text: str) -> Reading:
-    """`read` with the text's features read here (tests, tools); dream passes those it has."""
-    return read(text, text_features(text))
-
-
-def read(text: str, features: TextFeatures) -> Reading:
-    """What the pair rules read in `text`, whose `features` are already known."""
-    return Reading(text, features)
+    """The `Reading` of `text`, its features read here (tests, tools); dream passes the
+    features it already has (`reading_of`)."""
+    return Reading(text, text_features(text))
 
 
 _VERSION_VALUE = re.compile(r"v?\d+(?:\.\d+)+|v\d+")
@@ -217,7 +213,7 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
         return reading(text)
     found = readings.get(text)
     if found is None:
-        found = readings[text] = read(text, item.features)
+        found = readings[text] = Reading(text, item.features)
     return found
 
 

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .features import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, Readings, literal_values, read, relation
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, relation
 from .neighbours import similar_vector_pairs
 from .plan import ConflictAction, MergeAction
 from .topics import conflict_topic
@@ -43,9 +43,7 @@ def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarr
 
 
 def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:
-    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind in judged if kind == "merge"}
-    merge_with = {(a.id, b.id) for _, a, b, kind in judged if kind == "merge"}
-    merge_with |= {(b, a) for a, b in merge_with}
+    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind in judged if kind == "merge"}  # the merge pairs
     group_of: dict[str, list[AnalysedMemory]] = {}
     for _, older, newer, kind in judged:
         if kind != "merge":
@@ -57,7 +55,7 @@ def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction
             group_of[older.id] = group_of[newer.id] = [older, newer]
             continue
         group, joining = (group_a, newer) if group_a is not None else (group_b, older)
-        if all((member.id, joining.id) in merge_with for member in group):
+        if all(frozenset((member.id, joining.id)) in cosines for member in group):
             group.append(joining)
             group_of[joining.id] = group
     groups = {id(g): g for g in group_of.values()}.values()
@@ -66,7 +64,7 @@ def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction
 
 def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) -> MergeAction:
     members = sorted(group, key=lambda m: m.oldest_first_key)
-    literals = [literal_values(read(m.memory.memory, m.features)) for m in members]
+    literals = [literal_values(Reading(m.memory.memory, m.features)) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
     draft = (complete[-1] if complete

@@ -483,7 +483,7 @@ class SqliteStore:
                 chunk = ids[start:start + 500]
                 rows += self._query(f"SELECT v.id, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
                                     f"AND v.id IN ({', '.join('?' * len(chunk))})", [user_id, model, *chunk])
-        matrix = decode_matrix([blob for _, blob in rows], 0)
+        matrix = decode_matrix([blob for _, blob in rows])
         return {memory_id: matrix[row] for row, (memory_id, _) in enumerate(rows)}
 
     def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
@@ -501,7 +501,7 @@ class SqliteStore:
                 "JOIN vectors v INDEXED BY sqlite_autoindex_vectors_1 ON v.id = m.id AND v.model = ? "
                 f"AND v.text_hash = m.text_hash WHERE m.user_id = ? AND m.text_hash IN ({', '.join('?' * len(chunk))})",
                 [model, user_id, *chunk])
-        matrix = decode_matrix([blob for _, blob in rows], 0)
+        matrix = decode_matrix([blob for _, blob in rows])
         return {by_hash[hashed]: matrix[row] for row, (hashed, _) in enumerate(rows)}
 
     def vector_counts(self, user_id: str, model: str, app_id: str | None = None) -> tuple[int, int]:

@@ -22,9 +22,10 @@ def encode_vector(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
-def decode_matrix(blobs: Sequence[bytes], dims: int) -> np.ndarray:
+def decode_matrix(blobs: Sequence[bytes]) -> np.ndarray:
+    """One float32 row per stored vector (an empty matrix for none)."""
     if not blobs:
-        return np.zeros((0, dims), dtype=np.float32)
+        return np.zeros((0, 0), dtype=np.float32)
     return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
 
 
@@ -38,14 +39,18 @@ class _Loaded:
     matrix: np.ndarray | None = None
 
     def add(self, ids: list[str], matrix: np.ndarray) -> None:
-        for memory_id, row in zip(ids, matrix):
+        """Append the rows of new ids (as one block); a rewritten id's row is replaced in place."""
+        new = []
+        for row, memory_id in enumerate(ids):
             at = self.position.get(memory_id)
-            if at is not None:  # rewritten: the old row is replaced in place
-                self._matrix()[at] = row
-                continue
-            self.position[memory_id] = len(self.ids)
-            self.ids.append(memory_id)
-            self.chunks.append(row[None, :])
+            if at is not None:
+                self._matrix()[at] = matrix[row]
+            else:
+                self.position[memory_id] = len(self.ids)
+                self.ids.append(memory_id)
+                new.append(row)
+        if new:
+            self.chunks.append(matrix[new])
 
     def _matrix(self) -> np.ndarray:
         if self.chunks:
@@ -87,17 +92,18 @@ class VectorIndex:
         if last < loaded.last_seq or (last == loaded.last_seq and count != loaded.count):
             loaded = self._loaded = _Loaded()  # something was deleted: start over
         if last > loaded.last_seq:
-            rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? ORDER BY seq",
-                         (self.user_id, self.model, loaded.last_seq))
-            loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
-            loaded.last_seq, loaded.count = last, count
+            self._read(query, loaded, last)
             if len(loaded.ids) != count:  # some were deleted meanwhile: read them all again
                 loaded = self._loaded = _Loaded()
-                rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq <= ? ORDER BY seq",
-                             (self.user_id, self.model, last))
-                loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows], 0))
-                loaded.last_seq, loaded.count = last, len(rows)
+                self._read(query, loaded, last)
         return loaded.ids, loaded._matrix()
+
+    def _read(self, query: Query, loaded: _Loaded, last: int) -> None:
+        """Add the vectors written after `loaded.last_seq`, up to `last`."""
+        rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? AND seq <= ? "
+                     "ORDER BY seq", (self.user_id, self.model, loaded.last_seq, last))
+        loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows]))
+        loaded.last_seq, loaded.count = last, len(loaded.ids)
 
 
 def top_matches(matrix: np.ndarray, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
