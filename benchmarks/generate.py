@@ -259,7 +259,7 @@ def drafts(n: int, seed: int) -> Iterator[Draft]:
 
 
 def records(n: int, seed: int, *, user: str = USER, project: str = PROJECT) -> Iterator[dict]:
-    """SPEC §4 records (what `mem0-memories import` reads) for one scope."""
+    """Records in the docs/records.md shape (what `mem0-memories import` reads) for one scope."""
     rng = random.Random(seed * 7919 + 1)
     for draft in drafts(n, seed):
         created = NOW - timedelta(days=draft.days_ago, seconds=rng.randint(0, 86399))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the Retention policies of a project's mem0.md as JSON (SPEC §3).
+"""Print the Retention policies of a project's mem0.md as JSON (docs/identity.md, "mem0.md").
 
 Runs with a bare python3, without the package installed: it loads the package's own
 parser (`plugin/mem0_plugin/mem0_config.py`, standard library only) from the plugin

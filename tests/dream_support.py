@@ -83,7 +83,7 @@ REPORT = "\n".join([
     "",
     "Proposed: 1 merges, 1 prunes, 2 conflicts. Apply? [Y/n]",
 ])
-# --plan asks nothing: its last line ends at the counts (SPEC §11)
+# --plan asks nothing: its last line ends at the counts (docs/dream.md, "Step 4: report")
 PLAN_REPORT = REPORT.removesuffix(" Apply? [Y/n]")
 C1 = f"Conflict 1/2: {REDIS_PAIR}: "
 C2 = f"Conflict 2/2: {DEPLOY_PAIR}: "
@@ -183,7 +183,7 @@ def journaled_steps() -> int:
 
 
 def check_invariants(original: dict[str, dict], final: dict[str, dict]) -> None:
-    """Nothing lost, no half-applied or doubled merge, no dangling pointer (SPEC §7 step 5)."""
+    """Nothing lost, no half-applied or doubled merge, no dangling pointer (docs/dream.md, step 5)."""
     with open_store(store_url()) as store:
         for memory_id in original:
             if memory_id not in final:  # deleted: the history holds it, and restore can bring it back

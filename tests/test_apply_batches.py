@@ -1,4 +1,4 @@
-"""Dream's apply in batches (SPEC §7 step 5): several steps per transaction, each in a savepoint.
+"""Dream's apply in batches (docs/dream.md, step 5): several steps per transaction, each in a savepoint.
 
 On a real SQLite store: a step that fails halfway inside a batch (a merge whose second source
 cannot be rewritten, after the merged memory was inserted) is undone alone while its

@@ -1,4 +1,4 @@
-"""The `mem0-dream --auto` lock (SPEC §7 "--auto"): real files, real processes, no mocks of os."""
+"""The `mem0-dream --auto` lock (docs/dream.md, "--auto"): real files, real processes, no mocks of os."""
 
 from __future__ import annotations
 

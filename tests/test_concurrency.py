@@ -1,4 +1,4 @@
-"""Several processes on one store at once (SPEC §7 "Every write is conditional", §10): the MCP
+"""Several processes on one store at once (docs/dream.md, "Step 5: confirm and apply"; docs/safety.md): the MCP
 server writing while `mem0-dream --auto` applies, a user deleting or editing a memory a confirmed
 plan is about to merge, two MCP servers writing at once, ten `--auto` started together.
 Conditional writes skip what changed; nothing is clobbered; nobody sees "database is locked".

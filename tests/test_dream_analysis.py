@@ -1,4 +1,4 @@
-"""Dream step 3 (SPEC §7): the pure analysis — merges, conflicts, prunes, precedence, scale."""
+"""Dream step 3 (docs/dream.md): the pure analysis — merges, conflicts, prunes, precedence, scale."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dream's apply under failure and concurrency, end to end through `mem0-dream` (SPEC §7):
+"""Dream's apply under failure and concurrency, end to end through `mem0-dream` (docs/dream.md, step 5):
 a crash after every journaled step (MEM0_DREAM_CRASH_AFTER), a real `kill -9` in the
 middle of a large apply, recovery by the next run, ten `--auto` started at once, and an
 `--auto` starting while another process is applying.

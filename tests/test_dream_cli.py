@@ -1,4 +1,4 @@
-"""`mem0-dream` end to end through the installed command (SPEC §3, §4, §7): the report,
+"""`mem0-dream` end to end through the installed command (docs/identity.md, docs/records.md, docs/dream.md): the report,
 the prompts, apply and its effects, plan/apply for agents, conditional writes, `--auto`
 and its reminder and lock, `--demo`, mem0.md, bad input, and a real pseudo-terminal.
 
@@ -47,7 +47,7 @@ def dream(run_cli, project):
 
 @pytest.fixture
 def seed(run_cli, tmp_path):
-    """Import records (SPEC §4 shape) with `mem0-memories import`."""
+    """Import records (the docs/records.md shape) with `mem0-memories import`."""
     count = iter(range(1000))
 
     def do(records: list[dict]) -> None:

@@ -1,4 +1,4 @@
-"""Dream's terminal text (SPEC §7 steps 2, 4, 5, 6 and --auto), character for character."""
+"""Dream's terminal text (docs/dream.md: steps 2, 4, 5, 6 and --auto), character for character."""
 
 from __future__ import annotations
 

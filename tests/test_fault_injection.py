@@ -1,4 +1,4 @@
-"""Crash safety of dream's apply (SPEC §7 step 5): kill the process at every point, recover, lose nothing.
+"""Crash safety of dream's apply (docs/dream.md, step 5): kill the process at every point, recover, lose nothing.
 
 A realistic plan — four merges (one of three memories), two resolved conflicts, one skipped,
 four prunes: ten journaled steps — is applied with `mem0-dream --apply plan.json --resolve ...
@@ -94,7 +94,7 @@ def build_store(path: Path, memories: list[Memory]) -> None:
 
 
 def check_invariants(before: dict, after: dict, *, finished: bool) -> None:
-    """The promises of SPEC §7 step 5 on a store `after` an apply (interrupted or not) of `before`."""
+    """The promises of docs/dream.md, step 5, on a store `after` an apply (interrupted or not) of `before`."""
     memories = after["memories"]
     history = history_by_id(after)
 

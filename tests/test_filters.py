@@ -1,4 +1,4 @@
-"""The mem0 filter grammar (SPEC §5), compiled and run against a real SQLite store."""
+"""The mem0 filter grammar (docs/reads.md, "Filters"), compiled and run against a real SQLite store."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mem0-forget` (SPEC §9): search or id, confirm, delete; never without a yes; restorable."""
+"""`mem0-forget` (docs/forget.md): search or id, confirm, delete; never without a yes; restorable."""
 
 from __future__ import annotations
 

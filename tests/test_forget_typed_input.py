@@ -1,4 +1,4 @@
-"""What `mem0-forget` does with what the user types (SPEC §9, §10), run as installed.
+"""What `mem0-forget` does with what the user types (docs/forget.md, docs/safety.md), run as installed.
 
 * A credential typed as the query is never printed back in full. Listings already mask
   memory text (`secrets.mask`); the echoed query ("Found N memories matching …", "No

@@ -1,4 +1,4 @@
-"""`mem0-health` (SPEC §8): exact output on healthy and broken stores, lock states, --json, --deep."""
+"""`mem0-health` (docs/health.md): exact output on healthy and broken stores, lock states, --json, --deep."""
 
 from __future__ import annotations
 

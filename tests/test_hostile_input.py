@@ -1,4 +1,4 @@
-"""Hostile and malformed input (SPEC §7 step 4, §10): a clear error or a documented skip, never a
+"""Hostile and malformed input (docs/safety.md): a clear error or a documented skip, never a
 traceback, a hang, a lost memory or a raw escape sequence on the user's terminal.
 """
 
@@ -450,7 +450,7 @@ def test_odd_metadata_written_by_another_tool_never_crashes_dream_health_or_list
 
 
 def test_out_of_range_confidence_is_unknown_end_to_end(run_cli, tmp_path):
-    """confidence 5 or -1 (SPEC §4: 0..1) is neither "low" (no prune) nor copied into a merged memory."""
+    """confidence 5 or -1 (docs/records.md: 0..1) is neither "low" (no prune) nor copied into a merged memory."""
     records = [
         {"id": "c1", "memory": "maybe something about stuff", "metadata": {"type": "decision", "confidence": -1}},
         {"id": "c2", "memory": "Use tabs for indentation", "metadata": {"type": "convention", "confidence": 5}},

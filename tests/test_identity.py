@@ -1,4 +1,4 @@
-"""Identity and configuration (SPEC §3): who, which project, which branch, which store."""
+"""Identity and configuration (docs/identity.md): who, which project, which branch, which store."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_store_defaults_to_sqlite_under_home(tmp_path, plain_dir):
     home = tmp_path / "m0"
     identity = resolve_identity(cwd=plain_dir, env={"MEM0_HOME": str(home)})
     assert identity.home == home
-    # SPEC §3/§8 spell it sqlite:///home/alice/.mem0/memories.sqlite3: three slashes, absolute path
+    # docs/identity.md and health.md spell it sqlite:///home/alice/.mem0/memories.sqlite3: three slashes, absolute path
     assert identity.store_url == f"sqlite://{home}/memories.sqlite3"
     assert identity.store_url.startswith("sqlite:///") and not identity.store_url.startswith("sqlite:////")
     assert sqlite_path(identity.store_url) == home / "memories.sqlite3"

@@ -1,4 +1,4 @@
-"""The stdio MCP server (SPEC §6), driven by the `mcp` package's own client over real pipes."""
+"""The stdio MCP server (docs/mcp-tools.md), driven by the `mcp` package's own client over real pipes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`mem0.md` parsing (SPEC §3) in the package and in `scripts/parse_mem0_config.py`."""
+"""`mem0.md` parsing (docs/identity.md, "mem0.md") in the package and in `scripts/parse_mem0_config.py`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Retention days in `mem0.md` (SPEC §3) are ASCII digits only.
+"""Retention days in `mem0.md` (docs/identity.md, "mem0.md") are ASCII digits only.
 
 `\\d`, `str.isdigit()` and `int()` also take Arabic-Indic, full-width and other Unicode
 digits; a Retention line written with them is malformed and skipped silently, like any

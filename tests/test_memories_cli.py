@@ -1,4 +1,4 @@
-"""`mem0-memories` (SPEC §2, §4), run as the installed command in a subprocess."""
+"""`mem0-memories` (docs/commands.md, docs/records.md), run as the installed command in a subprocess."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The dream plan file (SPEC §7): exact JSON shape, round trip, and one clear error per defect."""
+"""The dream plan file (docs/dream.md, "Plan file"): exact JSON shape, round trip, and one clear error per defect."""
 
 from __future__ import annotations
 

@@ -4,8 +4,9 @@ Claude Code, Codex and Cursor each read their own manifest (`.claude-plugin/`,
 `.codex-plugin/`, `.cursor-plugin/`). Each manifest points at an MCP config that starts the
 stdio server `mem0` through `scripts/launch.py`, at the hooks that prepare the launcher's
 virtualenv, and at `skills/`. These tests keep those files consistent with each other,
-with pyproject.toml and with the exact strings of SPEC §7-§9. The last test runs a real
-first install through the launcher, which takes about a minute.
+with pyproject.toml and with the exact strings of docs/dream.md, docs/health.md and
+docs/forget.md. The last test runs a real first install through the launcher, which
+takes about a minute.
 """
 
 from __future__ import annotations

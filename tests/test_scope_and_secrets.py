@@ -1,4 +1,4 @@
-"""Scope and secrets (SPEC §5, §6, §10): no tool or command reaches another user's memories — by id, by
+"""Scope and secrets (docs/reads.md, docs/safety.md): no tool or command reaches another user's memories — by id, by
 filter or by search — nor another project's unless asked; credentials are flagged by
 `mem0-health --deep` and never printed in full.
 """
@@ -173,7 +173,7 @@ def test_a_plan_of_alice_is_refused_for_bob_and_a_forged_one_touches_nothing(sha
 
 
 def test_a_plan_edited_to_name_another_project_touches_nothing_there(shared_store, run_cli, tmp_path):
-    """Dream reaches another of the user's projects only when asked (SPEC §10): an id of acme-web slipped
+    """Dream reaches another of the user's projects (docs/safety.md, "Scope") only when asked: an id of acme-web slipped
     into an acme-api plan is not applied."""
     plan_file = tmp_path / "plan.json"
     assert run_cli("mem0-dream", "--plan", "--json", "-o", str(plan_file)).returncode == 0

@@ -1,4 +1,4 @@
-"""Credential detection and masking (SPEC §10): found, and never printed in full."""
+"""Credential detection and masking (docs/safety.md, "Credentials"): found, and never printed in full."""
 
 from __future__ import annotations
 

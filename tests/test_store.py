@@ -1,4 +1,4 @@
-"""The embedded store (SPEC §4–5): real SQLite files, real transactions, real processes."""
+"""The embedded store (docs/records.md, docs/reads.md): real SQLite files, real transactions, real processes."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_an_empty_store_is_one_empty_page(alice):
                                               "previous": None, "results": []}
 
 
-# -- the three read modes (SPEC §5 table) ------------------------------------------
+# -- the three read modes (docs/reads.md) ------------------------------------------
 
 
 @pytest.fixture

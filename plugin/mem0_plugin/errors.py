@@ -19,7 +19,7 @@ class InvalidInputError(Mem0PluginError):
 
 
 class FilterError(InvalidInputError):
-    """A filter does not follow the mem0 grammar (SPEC §5)."""
+    """A filter does not follow the mem0 grammar (docs/reads.md, "Filters")."""
 
 
 class NotFoundError(Mem0PluginError):

@@ -1,4 +1,4 @@
-"""The mem0 filter grammar (SPEC §5) compiled to a parameterized SQL condition.
+"""The mem0 filter grammar (docs/reads.md, "Filters") compiled to a parameterized SQL condition.
 
 No key or value ever reaches SQL as text: columns come from a fixed table, metadata
 keys travel as JSON-path parameters, values as parameters. Anything outside the

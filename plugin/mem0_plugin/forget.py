@@ -1,4 +1,4 @@
-"""`mem0-forget` (SPEC §9): the lines it prints and the answers it understands. Pure.
+"""`mem0-forget` (docs/forget.md): the lines it prints and the answers it understands. Pure.
 
 * A match line: `<n>. <first 120 chars> (type: <type>, created: <date>) [ID: <short id>]`.
 * The id mode: `Found: "<first 120 chars>" (created <date>)`, then `Delete this memory? [y/N] `.

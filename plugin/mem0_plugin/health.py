@@ -1,4 +1,4 @@
-"""`mem0-health` (SPEC §8): the five checks as pure functions of what the probes observed.
+"""`mem0-health` (docs/health.md): the five checks as pure functions of what the probes observed.
 
 The probes (`health_probes`) touch the store, the clock and the lock file; the functions
 here turn their observations into `CheckResult`s — each with a concrete fix when it
@@ -154,7 +154,7 @@ def search_check(probe: StoreProbe, millis: float | None, error: str = "") -> Ch
 
 def embedder_check(model: str | None, reason: str | None, counts: tuple[int, int] | None,
                    english_only: bool = False) -> CheckResult:
-    """SPEC §11: which model, and how many of the project's memories have its vectors."""
+    """The Embedder line (docs/health.md): which model, and how many of the project's memories have its vectors."""
     if model is None:
         return CheckResult(EMBEDDER, False, f"semantic matching is off ({reason})",
                            "search and dream still work, by words only. Reinstall the package "
@@ -218,7 +218,7 @@ def summary_line(results: Iterable[CheckResult]) -> str:
 def render_checks(results: list[CheckResult]) -> list[str]:
     """The report's lines: header, one row per check, summary, and Troubleshooting if needed."""
     lines = ["## mem0 health", ""]
-    information = [r for r in results if r.name == EMBEDDER and r.ok]  # SPEC §11: a line of its own
+    information = [r for r in results if r.name == EMBEDDER and r.ok]  # docs/health.md: a line of its own
     lines += [f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip()
               for r in results if r not in information]
     for r in information:

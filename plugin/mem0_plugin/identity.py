@@ -1,4 +1,4 @@
-"""Identity and configuration (SPEC §3): who, which project, which branch, which store.
+"""Identity and configuration (docs/identity.md): who, which project, which branch, which store.
 
 The one resolver used by the MCP server, dream, health, forget and memories.
 """

@@ -1,4 +1,4 @@
-"""Parse a project's `mem0.md` (SPEC §3). Standard library only.
+"""Parse a project's `mem0.md` (docs/identity.md, "mem0.md"). Standard library only.
 
 `scripts/parse_mem0_config.py` runs this very module with a bare python3, so the
 rules exist once. Nothing here raises on any content: malformed lines are skipped.

@@ -1,5 +1,5 @@
 """The memory tools as plain functions over (store, identity): what the MCP server and the
-`mem0-memories` CLI both call. Answers are the JSON shapes of SPEC §5–6.
+`mem0-memories` CLI both call. Answers are the JSON shapes of docs/reads.md and docs/mcp-tools.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`mem0-health --deep`: the memory quality scan (SPEC §8), a pure function of the memories.
+"""`mem0-health --deep`: the memory quality scan (docs/health.md, "--deep"), a pure function of the memories.
 
 `scan_quality(memories, vocabulary, now, ...)` reads one project's memories and reports:
 

@@ -1,4 +1,4 @@
-"""The memory record (SPEC §4) as a frozen dataclass, and its JSON shape."""
+"""The memory record (docs/records.md) as a frozen dataclass, and its JSON shape."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class Memory:
 
     @property
     def confidence(self) -> float | None:
-        """`metadata.confidence` when it is a number in 0..1 (SPEC §4); None (unknown) otherwise."""
+        """`metadata.confidence` when it is a number in 0..1 (docs/records.md); None (unknown) otherwise."""
         value = self.metadata.get("confidence")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
@@ -69,7 +69,7 @@ class Memory:
         return value if isinstance(value, str) else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The SPEC §4 record (what tools answer and `export` writes)."""
+        """The docs/records.md record (what tools answer and `export` writes)."""
         return {
             "id": self.id,
             "memory": self.memory,
@@ -162,7 +162,7 @@ def _given(record: Mapping[str, Any], key: str, default: Any = None) -> Any:
 
 def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None,
                        now: str) -> Memory:
-    """Validate one imported record (SPEC §4 shape); missing ids and scope take defaults."""
+    """Validate one imported record (the docs/records.md shape); missing ids and scope take defaults."""
     if not isinstance(record, Mapping):
         raise InvalidInputError(f"a record must be a JSON object, got {type(record).__name__}")
     text = record.get("memory", record.get("text"))

@@ -1,4 +1,4 @@
-"""Printing memory text on a terminal without letting it drive the terminal (SPEC §7 step 4).
+"""Printing memory text on a terminal without letting it drive the terminal (docs/safety.md).
 
 `printable(text)` returns one line of inert text:
 

@@ -1,4 +1,4 @@
-"""Credentials in memory text (SPEC §10): find them, and mask them for display.
+"""Credentials in memory text (docs/safety.md, "Credentials"): find them, and mask them for display.
 
 `find_secrets(text)` returns the spans that look like a credential: provider API keys
 (`sk-…`, `AKIA…`, `ghp_…`, `xoxb-…`, `AIza…`, `m0-…`), JSON Web Tokens, PEM private key

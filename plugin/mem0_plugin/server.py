@@ -1,4 +1,4 @@
-"""`mem0-mcp-server`: the stdio MCP server (SPEC §6). It only maps the protocol onto
+"""`mem0-mcp-server`: the stdio MCP server (docs/mcp-tools.md). It only maps the protocol onto
 `operations`; every anticipated error becomes a tool error carrying its message.
 """
 

@@ -1,4 +1,4 @@
-"""Import and export: a complete, lossless backup of a scope (SPEC §2)."""
+"""Import and export: a complete, lossless backup of a scope (docs/records.md, "Import and export")."""
 
 from __future__ import annotations
 

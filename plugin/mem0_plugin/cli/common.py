@@ -19,14 +19,14 @@ EXIT_BUG = 70
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (SPEC §2), then exit 2."""
+    """argparse, but a usage error is one line on stderr (docs/safety.md), then exit 2."""
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def identity_arguments(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
-    """--user-id, --project-id, --store, --cwd, --debug (SPEC §2)."""
+    """--user-id, --project-id, --store, --cwd, --debug (docs/commands.md)."""
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--user-id", default=default, help="user (default: MEM0_USER_ID, $USER, 'default')")
     parser.add_argument("--project-id", default=default,

@@ -1,4 +1,4 @@
-"""`mem0-dream`: consolidate the project's memories (SPEC §7).
+"""`mem0-dream`: consolidate the project's memories (docs/dream.md).
 
 Modes: interactive (default), `--plan [--json] [-o FILE]`, `--apply FILE [--resolve ID=A|B|skip]
 [--yes]`, `--auto` (cron), `--demo` (a throwaway store with a bundled sample).

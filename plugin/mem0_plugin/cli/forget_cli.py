@@ -1,4 +1,4 @@
-"""`mem0-forget`: find memories by search or by id, confirm, delete (SPEC §9).
+"""`mem0-forget`: find memories by search or by id, confirm, delete (docs/forget.md).
 
 * `mem0-forget <query>` — up to 10 matches of the current project, numbered; asks which
   to delete (`1,3,5`, `2-4`, `all`, `cancel`; empty answer or end of input cancels).

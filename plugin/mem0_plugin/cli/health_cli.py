@@ -1,4 +1,4 @@
-"""`mem0-health`: run every check, print one summary (SPEC §8); `--deep` adds the quality scan.
+"""`mem0-health`: run every check, print one summary (docs/health.md); `--deep` adds the quality scan.
 
 Exit status: 0 when no check fails, 1 when any does (SKIP is not a failure). `--json`
 prints `{"ok", "checks": [{"name", "status", "ok", "detail", "fix"}], "quality"}` instead,

@@ -1,1 +1,1 @@
-"""Dream: the memory-consolidation engine (SPEC §7)."""
+"""Dream: the memory-consolidation engine (docs/dream.md)."""

@@ -1,4 +1,4 @@
-"""Dream step 3: analyse the fetched memories and propose a `Plan` (SPEC §7). Pure.
+"""Dream step 3: analyse the fetched memories and propose a `Plan` (docs/dream.md, "Step 3: analyse"). Pure.
 
 `analyse` reads no clock, does no I/O and writes nothing; the same memories (in any
 order), policy and `now` give a byte-identical `plan_to_json`.
@@ -70,7 +70,7 @@ Progress = Callable[[int, int], None]
 
 
 def takes_part(memory: Memory) -> bool:
-    """Whether dream may act on this memory at all (SPEC §7 step 2). A text holding a NUL
+    """Whether dream may act on this memory at all (docs/dream.md, "Who takes part"). A text holding a NUL
     character (which no write of ours accepts; another tool wrote it) takes part in nothing:
     no plan file can carry it."""
     return (memory.lifecycle_state == ACTIVE and not memory.immutable and not memory.pinned

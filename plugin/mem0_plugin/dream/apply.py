@@ -71,7 +71,7 @@ class ApplyOutcome:
 
 
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
-    """The apply order of SPEC §7: merges, resolved conflicts, prunes."""
+    """The apply order of docs/dream.md, step 5: merges, resolved conflicts, prunes."""
     steps = [Step("merge", m) for m in plan.merges]
     steps += [Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts
               if resolutions.get(c.ids[0]) in ("A", "B")]
@@ -93,7 +93,7 @@ def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] |
             return f"{memory_id} changed since the plan was made"
         if memory.lifecycle_state != ACTIVE:
             return f"{memory_id} is {memory.lifecycle_state}"
-        if not takes_part(memory):  # a plan file may name anything; SPEC §7 step 2 still holds
+        if not takes_part(memory):  # a plan file may name anything; docs/dream.md "Who takes part" holds
             return f"{memory_id} is immutable, pinned, excluded from dream or dream's reminder"
         found.append(memory)
     return found

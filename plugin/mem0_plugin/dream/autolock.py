@@ -1,4 +1,4 @@
-"""The `mem0-dream --auto` lock (SPEC §7 "--auto"): one run at a time per lock path.
+"""The `mem0-dream --auto` lock (docs/dream.md, "--auto"): one run at a time per lock path.
 
 Usage (the CLI prints; this module never does)::
 

@@ -18,7 +18,7 @@ The prefix-filtering set-similarity join (Chaudhuri et al. 2006; Bayardo et al. 
 
 Each candidate is then verified exactly with integer arithmetic (no float rounding at the
 boundary: at t = 3/5, a pair at exactly 0.6 is not "above"). This is the primitive dream's
-merge rule and `health --deep`'s duplicate scan share (SPEC §8).
+merge rule and `health --deep`'s duplicate scan share (docs/health.md, "--deep").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Dream's conflict rule (SPEC §7 step 3, "Conflict"), within one type group.
+"""Dream's conflict rule (docs/dream.md, "Step 3: analyse"), within one type group.
 
 Two memories of the same type conflict when they assert opposite facts about one topic.
 Two patterns are recognised, each by an exact grouping key (a hash lookup, never a

@@ -1,5 +1,5 @@
-"""The text of a merged memory (SPEC §7 step 3: "the merged draft keeps every significant
-word of its sources").
+"""The text of a merged memory (docs/dream.md, "Step 3: analyse": it keeps every significant
+word of its sources).
 
 `draft_text(sources, union)` takes the source texts ranked best first (see
 `merging.source_rank`: most significant words, then longest, then newest) and the union

@@ -1,4 +1,4 @@
-"""Step 5's conversation: A/B/skip for each conflict, then Apply? [Y/n] (SPEC §7)."""
+"""Step 5's conversation: A/B/skip for each conflict, then Apply? [Y/n] (docs/dream.md, "Step 5: confirm and apply")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Dream's merge rule (SPEC §7 step 3, "Merge"), within one type group.
+"""Dream's merge rule (docs/dream.md, "Step 3: analyse"), within one type group.
 
 Two memories are **mergeable** when all of these hold:
 
-1. Jaccard of their significant words > 0.6 (necessary, SPEC);
+1. Jaccard of their significant words > 0.6 (necessary: docs/dream.md);
 2. the words only one of them has are all *weak* (`lexicon.WEAK_WORDS`): generic nouns
    and verbs that add no condition, scope or value. Any other extra word is a condition
    or scope the other lacks ("window seats" + "long-haul flights"), or a different

@@ -1,4 +1,4 @@
-"""The six steps of dream as functions with typed inputs and outputs (SPEC §7).
+"""The six steps of dream as functions with typed inputs and outputs (docs/dream.md, "The six steps").
 
 Steps 1–3 live here (retention, fetch, analyse); the CLI runs steps 4–6 (report,
 confirm and apply, summary) because they talk to a person. Only fetch touches the store

@@ -1,7 +1,7 @@
-"""The dream plan (SPEC §7): what step 3 proposes and steps 5–6 apply, and its JSON form.
+"""The dream plan (docs/dream.md, "Plan file"): what step 3 proposes and steps 5–6 apply, and its JSON form.
 
-`plan_to_json(plan)` writes the exact SPEC §7 shape, deterministically: keys in the
-order of the SPEC, actions in plan order, ``policy`` and ``fingerprints`` sorted by key,
+`plan_to_json(plan)` writes the exact shape of docs/dream.md, deterministically: keys
+in its order, actions in plan order, ``policy`` and ``fingerprints`` sorted by key,
 two-space indentation (agents edit merge texts by hand), ASCII only (non-ASCII text is
 ``\\uXXXX``-escaped, so the file can be written and printed under any locale), no
 trailing newline. ``plan_from_json(plan_to_json(p)) == p``.
@@ -95,7 +95,7 @@ class Plan:
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The SPEC §7 JSON object of the plan."""
+    """The JSON object of the plan (docs/dream.md, "Plan file")."""
     return {
         "version": plan.version,
         "user_id": plan.user_id,

@@ -1,4 +1,4 @@
-"""Dream's prune rules (SPEC §7 step 3, "Prune").
+"""Dream's prune rules (docs/dream.md, "Step 3: analyse").
 
 * **Retention** — the memory's type has a policy of N days (an int; ``None`` is
   "forever") and its age exceeds N: with 90, a memory 90 days old is kept and one 91 days

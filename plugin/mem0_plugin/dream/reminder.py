@@ -1,4 +1,4 @@
-"""The one reminder `--auto` leaves when it skipped conflicts (SPEC §7).
+"""The one reminder `--auto` leaves when it skipped conflicts (docs/dream.md, "--auto").
 
 Upstream looks for an existing reminder by similarity and so stores a new one almost
 every run. Here the check and the write share one immediate transaction, keyed on

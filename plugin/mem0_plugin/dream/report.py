@@ -1,13 +1,13 @@
-"""Dream's words on the terminal, exactly as SPEC §7 writes them. Pure functions, no I/O.
+"""Dream's words on the terminal, exactly as docs/dream.md writes them. Pure functions, no I/O.
 
-Choices the SPEC leaves open:
+Details (docs/dream.md, "Step 4: report"):
 
 * `render_report` returns the block from ``## dream — consolidation report`` to the
   ``Proposed: ... Apply? [Y/n]`` line, lines joined by ``\\n``, one blank line between
   sections, no trailing newline and no trailing space. When the plan has no conflicts
   that last line is the prompt itself: write the report followed by ``" "`` and read the
-  answer (SPEC: no second prompt is printed).
-* Under each conflict, its two texts (first 100 characters), A then B (SPEC §11).
+  answer (no second prompt is printed).
+* Under each conflict, its two texts (first 100 characters), A then B.
 * With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
 * Counts are plain numbers, even for one item ("1 merges").
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
@@ -52,7 +52,7 @@ def merge_line(merge: MergeAction) -> str:
 
 
 def conflict_lines(conflict: ConflictAction) -> list[str]:
-    """The conflict's line, then its two texts (SPEC §11) when the plan has them."""
+    """The conflict's line, then its two texts when the plan has them."""
     lines = [f"  {_pair(conflict)}"]
     if conflict.texts is not None:
         for label, text in zip("AB", conflict.texts):
@@ -65,7 +65,7 @@ def prune_line(prune: PruneAction) -> str:
 
 
 def proposed_line(plan: Plan, *, asking: bool = True) -> str:
-    """The last line; `asking` False for --plan, which asks nothing (SPEC §11)."""
+    """The last line; `asking` False for --plan, which asks nothing."""
     counts = f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, {len(plan.conflicts)} conflicts."
     return f"{counts} Apply? [Y/n]" if asking else counts
 
@@ -75,7 +75,7 @@ def _section(title: str, lines: Sequence[str]) -> list[str]:
 
 
 def render_report(plan: Plan, *, asking: bool = True) -> str:
-    """The SPEC §7 step 4 report; sections with no items are left out."""
+    """The report (docs/dream.md, "Step 4: report"); sections with no items are left out."""
     lines = [REPORT_TITLE, ""]
     lines += _section("Merges", [merge_line(m) for m in plan.merges])
     if plan.conflicts:

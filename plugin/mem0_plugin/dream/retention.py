@@ -1,4 +1,4 @@
-"""Dream step 1: which retention policy applies (SPEC §3, §7 step 1).
+"""Dream step 1: which retention policy applies (docs/dream.md, "Step 1: retention").
 
 A policy maps a memory type (`metadata.type`) to a number of days (an ``int``) or to
 ``None`` ("forever": never pruned by age). Types it does not name are never pruned by age.

@@ -1,4 +1,4 @@
-"""The topic of a conflict: a short phrase the two memories share (SPEC §7 step 4).
+"""The topic of a conflict: a short phrase the two memories share (docs/dream.md, "Step 3: analyse").
 
 The topic is the longest common subsequence of the two texts' words (compared folded,
 lower-cased and with predicate synonyms made canonical; negations ignored; the first

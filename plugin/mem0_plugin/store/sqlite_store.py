@@ -39,7 +39,7 @@ BUSY_TIMEOUT_MS = 60_000
 
 
 class ReadMode(enum.Enum):
-    """Which lifecycle states a read returns (SPEC §5 table)."""
+    """Which lifecycle states a read returns (docs/reads.md, "Lifecycle modes")."""
 
     DEFAULT = (ACTIVE, SUPERSEDED)
     LATEST_ONLY = (ACTIVE,)
@@ -703,5 +703,5 @@ def _with_version(memory: Memory) -> dict:
 
 
 def open_store(url: str, *, readonly: bool = False) -> SqliteStore:
-    """The store named by a URL (SPEC §3); only `sqlite:///` exists today."""
+    """The store named by a URL (docs/identity.md, "Store URLs"); only `sqlite:///` exists today."""
     return SqliteStore(sqlite_path(url), readonly=readonly)
