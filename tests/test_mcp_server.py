@@ -69,11 +69,17 @@ def test_lists_the_six_tools_with_annotations():
     assert props["add_memory"] == {"text", "user_id", "app_id", "agent_id", "run_id", "metadata", "infer", "immutable"}
     assert props["search_memories"] == {"query", "filters", "top_k", "threshold", "latest_only", "include_merged"}
     assert props["get_memories"] == {"filters", "page", "page_size", "latest_only", "include_merged"}
-    assert props["get_memory"] == {"memory_id", "id"}
-    assert props["update_memory"] == {"memory_id", "id", "text", "metadata"}
-    assert props["delete_memory"] == {"memory_id", "id"}
+    assert props["get_memory"] == {"memory_id"}  # `id` is accepted too, but not advertised
+    assert props["update_memory"] == {"memory_id", "text", "metadata"}
+    assert props["delete_memory"] == {"memory_id"}
     assert tools["add_memory"].input_schema["required"] == ["text"]
     assert tools["search_memories"].input_schema["required"] == ["query"]
+    for name in ("get_memory", "update_memory", "delete_memory"):
+        assert tools[name].input_schema["required"] == ["memory_id"], name
+    assert tools["update_memory"].annotations.idempotent_hint is True
+    assert not tools["delete_memory"].annotations.idempotent_hint
+    for name in TOOLS:
+        assert tools[name].input_schema["additionalProperties"] is False, name
     for name in TOOLS:
         for arg, schema in tools[name].input_schema["properties"].items():
             assert schema.get("description"), f"{name}.{arg} has no description"

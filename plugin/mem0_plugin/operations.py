@@ -18,6 +18,7 @@ from .timeutil import format_timestamp, utc_now
 if TYPE_CHECKING:
     from .semantic import Semantic
 
+MAX_PAGE = 10**9
 MAX_PAGE_SIZE = 1000
 MAX_TOP_K = 1000
 DELETED_MESSAGE = "Memory deleted successfully!"
@@ -95,7 +96,7 @@ def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: 
 
 def get_memories(caller: Caller, filters: object = None, page: int = 1, page_size: int = 100,
                  latest_only: bool = False, include_merged: bool = False) -> dict[str, Any]:
-    page = _int_arg(page, "page", 1, 10**9)
+    page = _int_arg(page, "page", 1, MAX_PAGE)
     page_size = _int_arg(page_size, "page_size", 1, MAX_PAGE_SIZE)
     mode = ReadMode.from_flags(latest_only, include_merged)
     result = caller.store.page(caller.user_id, scoped_filter(caller, filters), mode, page, page_size)
@@ -158,13 +159,15 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
     with caller.store.write() as writer:
         before = writer.get(caller.user_id, memory_id)
         if before is None:
-            raise NotFoundError(f"memory {memory_id} not found")
+            raise _not_found(writer, caller.user_id, memory_id)
         if before.immutable:
             raise ImmutableError(f"memory {memory_id} is immutable and cannot be updated")
         if text is not None:
             fields["memory"] = validate_text(text)
         if metadata is not None:
             fields["metadata"] = _merge_metadata(before.metadata, validate_metadata(metadata))
+        if _changes_nothing(before, fields):  # the same update again: no new version, no history
+            return with_state(before)
         after = writer.change(before, "UPDATE", caller.actor, **fields)
     if after.memory != before.memory:
         _embed_later(caller, [after.id])
@@ -176,9 +179,21 @@ def delete_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
     with caller.store.write() as writer:
         before = writer.get(caller.user_id, memory_id)
         if before is None:
-            raise NotFoundError(f"memory {memory_id} not found")
+            raise _not_found(writer, caller.user_id, memory_id)
         writer.delete(before, caller.actor)
     return {"message": DELETED_MESSAGE}
+
+
+def _changes_nothing(before: Memory, fields: Mapping[str, Any]) -> bool:
+    return all(getattr(before, name) == value for name, value in fields.items())
+
+
+def _not_found(writer, user_id: str, memory_id: str) -> NotFoundError:
+    """Not found; for a memory deleted earlier (a second delete, as in mem0), say so and how to undo it."""
+    if writer.last_deleted(user_id, memory_id) is not None:
+        return NotFoundError(f"memory {memory_id} not found: it was deleted "
+                             f"(`mem0-memories restore {memory_id}` brings it back)")
+    return NotFoundError(f"memory {memory_id} not found")
 
 
 def restore_memory(caller: Caller, memory_id: object) -> Memory:

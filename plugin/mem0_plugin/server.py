@@ -1,5 +1,8 @@
 """`mem0-mcp-server`: the stdio MCP server (docs/mcp-tools.md). It only maps the protocol onto
 `operations`; every anticipated error becomes a tool error carrying its message.
+
+Each tool's input schema lists its required arguments, the range of each number and
+`additionalProperties: false`: an unknown argument is a tool error naming it, not ignored.
 """
 
 from __future__ import annotations
@@ -12,16 +15,18 @@ import threading
 import traceback
 from typing import Annotated, Any, Callable
 
-from pydantic import Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 
 from . import __version__, operations
 from .cli.common import Parser
-from .errors import InvalidInputError, Mem0PluginError
+from .errors import Mem0PluginError
 from .identity import Identity, resolve_identity
+from .sanitize import printable
 from .store import SqliteStore, open_store
 
 log = logging.getLogger("mem0_plugin.server")
@@ -31,10 +36,23 @@ Filters = Annotated[dict[str, Any] | str | None, Field(
                 'created_at, updated_at), {"metadata": {"key": value}}, operators in, nin, eq, ne, gt, gte, '
                 'lt, lte, contains, icontains, and "*" for any value. Omit it for the current project; '
                 'a filter without app_id reads across all of your projects.')]
-MemoryId = Annotated[str | None, Field(description="The memory's id.")]
-IdAlias = Annotated[str | None, Field(description="Same as memory_id (accepted for compatibility).")]
-LatestOnly = Annotated[bool, Field(description="Only active memories (hide superseded ones).")]
-IncludeMerged = Annotated[bool, Field(description="Also return memories merged into another one.")]
+MemoryId = Annotated[str, Field(description="The memory's id (also accepted as `id`).")]
+LatestOnly = Annotated[bool, Field(description="Only active memories (hide superseded ones); "
+                                                "not together with include_merged.")]
+IncludeMerged = Annotated[bool, Field(description="Also return memories merged into another one; "
+                                                   "not together with latest_only.")]
+Page = Annotated[int, Field(ge=1, le=operations.MAX_PAGE, description="Page number, from 1.")]
+PageSize = Annotated[int, Field(ge=1, le=operations.MAX_PAGE_SIZE,
+                                description=f"Records per page (1-{operations.MAX_PAGE_SIZE}).")]
+TopK = Annotated[int, Field(ge=1, le=operations.MAX_TOP_K,
+                            description=f"Most results to return (1-{operations.MAX_TOP_K}).")]
+Threshold = Annotated[float | None, Field(ge=0, le=1, description="Minimum score, from 0 to 1.")]
+Infer = Annotated[bool, Field(description=(
+    "mem0's fact extraction by a language model. This server does not infer yet: the text is "
+    'always stored as given, and with infer=true the answer says "infer": "unavailable". '
+    "Pass false to store verbatim without that note."))]
+
+ID_ALIAS_TOOLS = frozenset({"get_memory", "update_memory", "delete_memory"})
 
 
 class Resources:
@@ -70,44 +88,76 @@ def _tool_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def _pick_id(memory_id: str | None, id: str | None) -> str:
-    if memory_id and id and memory_id != id:
-        raise InvalidInputError("memory_id and id name different memories; pass one of them")
-    chosen = memory_id or id
-    if not chosen:
-        raise InvalidInputError("memory_id is required (id is accepted too)")
-    return chosen
+def accept_id_alias(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Clients of the original server send `id` for `memory_id`; the schema names only `memory_id`."""
+    if name not in ID_ALIAS_TOOLS or "id" not in arguments:
+        return arguments
+    renamed = {key: value for key, value in arguments.items() if key != "id"}
+    if renamed.setdefault("memory_id", arguments["id"]) != arguments["id"]:
+        raise ToolError(f"Error executing tool {name}: memory_id and id name different memories; pass one of them")
+    return renamed
+
+
+def forbid_unknown_arguments(tool: Tool) -> Tool:
+    """The tool with an arguments model that refuses undeclared names (`additionalProperties: false`)."""
+    loose = tool.fn_metadata.arg_model
+    strict = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": strict})
+    return tool.model_copy(update={"fn_metadata": metadata, "parameters": strict.model_json_schema(by_alias=True)})
 
 
 class Mem0MCPServer(MCPServer):
     """MCPServer whose argument-validation errors read as one line naming each bad argument."""
 
+    def __init__(self, tools: list[Tool]):
+        super().__init__("mem0", version=__version__, tools=tools,
+                         instructions="Long-term memory for this user and project (mem0-compatible).")
+        self._schemas = {tool.name: tool.parameters for tool in tools}
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
+        arguments = accept_id_alias(name, arguments)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                raise ToolError(f"Error executing tool {name}: {describe_invalid_arguments(exc.__cause__)}") \
-                    from exc.__cause__
+                problems = describe_invalid_arguments(exc.__cause__, self._schemas.get(name, {}))
+                raise ToolError(f"Error executing tool {name}: {problems}") from exc.__cause__
             raise
 
 
-def describe_invalid_arguments(error: ValidationError) -> str:
-    """`page: Input should be a valid integer; top_k: ...` — one line, no values echoed."""
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item.get("loc", ()) if p != "__root__") or "arguments"
-        parts.append(f"{where}: {item.get('msg', 'invalid')}")
-    return "invalid arguments: " + "; ".join(parts)
+def describe_invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> str:
+    """`page_size must be between 1 and 1000; bogus: unknown argument (...)` — one line, no values echoed."""
+    return "invalid arguments: " + "; ".join(_describe(item, schema) for item in error.errors())
+
+
+def _describe(item: Any, schema: dict[str, Any]) -> str:
+    where = ".".join(str(p) for p in item.get("loc", ()) if p != "__root__") or "arguments"
+    where = printable(where)  # an unknown name is the client's text: one inert, short line
+    where = where if len(where) <= 80 else where[:79] + "…"
+    kind = item.get("type")
+    properties = schema.get("properties", {})
+    if kind == "missing":
+        return f"{where} is required"
+    if kind == "extra_forbidden":
+        return f"{where}: unknown argument (this tool takes {', '.join(properties) or 'no arguments'})"
+    if kind in ("greater_than_equal", "less_than_equal") and where in properties:
+        low, high = _bounds(properties[where])
+        if low is not None and high is not None:
+            return f"{where} must be between {low} and {high}"
+    return f"{where}: {item.get('msg', 'invalid')}"
+
+
+def _bounds(prop: dict[str, Any]) -> tuple[Any, Any]:
+    """An argument's minimum and maximum, also when it is optional (`anyOf` with null)."""
+    for part in (prop, *prop.get("anyOf", ())):
+        if "minimum" in part or "maximum" in part:
+            return part.get("minimum"), part.get("maximum")
+    return None, None
 
 
 def build_server(resources: Resources) -> MCPServer:
-    server = Mem0MCPServer("mem0", version=__version__,
-                       instructions="Long-term memory for this user and project (mem0-compatible).")
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
-    @server.tool(description="Store a memory for the current user and project.",
-                 annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False))
     @_tool_errors
     def add_memory(
         text: Annotated[str, Field(description="The memory text to store.")],
@@ -116,73 +166,81 @@ def build_server(resources: Resources) -> MCPServer:
         agent_id: Annotated[str | None, Field(description="Agent scope.")] = None,
         run_id: Annotated[str | None, Field(description="Run/session scope.")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Any JSON object; type, confidence, pinned, source, branch, exclude_from_dream have meaning.")] = None,
-        infer: Annotated[bool, Field(description="Extract facts with a language model; without one the text is stored as given.")] = True,
+        infer: Infer = True,
         immutable: Annotated[bool, Field(description="Never changed by update or consolidation.")] = False,
     ) -> dict[str, Any]:
         return operations.add_memory(resources.caller(), text, user_id=user_id, app_id=app_id,
                                      agent_id=agent_id, run_id=run_id, metadata=metadata,
                                      infer=infer, immutable=immutable)
 
-    @server.tool(description="Search memories by meaning of the words; each result has a score in [0, 1].",
-                 annotations=read_only)
     @_tool_errors
     def search_memories(
         query: Annotated[str, Field(description="What to look for.")],
         filters: Filters = None,
-        top_k: Annotated[int, Field(description="Most results to return (1-1000).")] = 10,
-        threshold: Annotated[float | None, Field(description="Minimum score in [0, 1].")] = None,
+        top_k: TopK = 10,
+        threshold: Threshold = None,
         latest_only: LatestOnly = False,
         include_merged: IncludeMerged = False,
     ) -> dict[str, Any]:
         return operations.search_memories(resources.caller(), query, filters, top_k, threshold,
                                           latest_only, include_merged)
 
-    @server.tool(description="List memories page by page (stable order: created_at, then id).",
-                 annotations=read_only)
     @_tool_errors
     def get_memories(
         filters: Filters = None,
-        page: Annotated[int, Field(description="Page number, from 1.")] = 1,
-        page_size: Annotated[int, Field(description="Records per page (1-1000).")] = 100,
+        page: Page = 1,
+        page_size: PageSize = 100,
         latest_only: LatestOnly = False,
         include_merged: IncludeMerged = False,
     ) -> dict[str, Any]:
         return operations.get_memories(resources.caller(), filters, page, page_size, latest_only, include_merged)
 
-    @server.tool(description="Get one memory by id.", annotations=read_only)
     @_tool_errors
-    def get_memory(memory_id: MemoryId = None, id: IdAlias = None) -> dict[str, Any]:
-        return operations.get_memory(resources.caller(), _pick_id(memory_id, id))
+    def get_memory(memory_id: MemoryId) -> dict[str, Any]:
+        return operations.get_memory(resources.caller(), memory_id)
 
-    @server.tool(description="Change a memory's text and/or metadata (metadata keys merge; null removes a key).",
-                 annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True,
-                                             openWorldHint=False))
     @_tool_errors
     def update_memory(
-        memory_id: MemoryId = None,
+        memory_id: MemoryId,
         text: Annotated[str | None, Field(description="New text.")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Metadata keys to set (null removes).")] = None,
-        id: IdAlias = None,
     ) -> dict[str, Any]:
-        return operations.update_memory(resources.caller(), _pick_id(memory_id, id), text, metadata)
+        return operations.update_memory(resources.caller(), memory_id, text, metadata)
 
-    @server.tool(description="Delete a memory (recoverable with `mem0-memories restore ID`).",
-                 annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True,
-                                             openWorldHint=False))
     @_tool_errors
-    def delete_memory(memory_id: MemoryId = None, id: IdAlias = None) -> dict[str, Any]:
-        return operations.delete_memory(resources.caller(), _pick_id(memory_id, id))
+    def delete_memory(memory_id: MemoryId) -> dict[str, Any]:
+        return operations.delete_memory(resources.caller(), memory_id)
 
-    return server
+    writes = dict(readOnlyHint=False, openWorldHint=False)
+    tools = [
+        Tool.from_function(add_memory, description="Store a memory for the current user and project.",
+                           annotations=ToolAnnotations(destructiveHint=False, **writes)),
+        Tool.from_function(search_memories, annotations=read_only,
+                           description="Search memories by meaning of the words; each result has a score in [0, 1]."),
+        Tool.from_function(get_memories, annotations=read_only,
+                           description="List memories page by page (stable order: created_at, then id)."),
+        Tool.from_function(get_memory, description="Get one memory by id.", annotations=read_only),
+        # The same update again changes nothing (no new version): idempotent.
+        Tool.from_function(update_memory, description=(
+            "Change a memory's text and/or metadata (metadata keys merge; null removes a key)."),
+            annotations=ToolAnnotations(destructiveHint=False, idempotentHint=True, **writes)),
+        # As in mem0, deleting a memory that is gone is an error ("not found: it was deleted"): not idempotent.
+        Tool.from_function(delete_memory, description=(
+            "Delete a memory (recoverable with `mem0-memories restore ID`). "
+            "Deleting it again is an error saying it was deleted."),
+            annotations=ToolAnnotations(destructiveHint=True, idempotentHint=False, **writes)),
+    ]
+    return Mem0MCPServer([forbid_unknown_arguments(tool) for tool in tools])
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = Parser(prog="mem0-mcp-server", description="The mem0 memory MCP server (stdio).")
-    parser.add_argument("--user-id")
-    parser.add_argument("--project-id")
-    parser.add_argument("--store", help="store URL (default sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument("--user-id", help="the user whose memories it serves (default: MEM0_USER_ID, $USER, 'default')")
+    parser.add_argument("--project-id",
+                        help="the current project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
+    parser.add_argument("--store", help="store URL (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
     parser.add_argument("--cwd", help="project directory (default: the current directory)")
-    parser.add_argument("--debug", action="store_true")
+    parser.add_argument("--debug", action="store_true", help="debug logging on stderr")
     return parser.parse_args(argv)
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Callable
 
 from .. import operations, transfer
 from ..errors import InvalidInputError
@@ -173,10 +174,35 @@ def cmd_embed(args) -> int:
     return 0
 
 
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]; argparse names the flag in the error."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {value}")
+        return value
+    return parse
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {text!r}") from None
+    if not 0 <= value <= 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
 def _read_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--filters", help="mem0 filter as JSON")
-    parser.add_argument("--latest-only", action="store_true", help="active memories only")
-    parser.add_argument("--include-merged", action="store_true", help="also merged memories")
+    states = parser.add_mutually_exclusive_group()
+    states.add_argument("--latest-only", action="store_true", help="active memories only")
+    states.add_argument("--include-merged", action="store_true", help="also merged memories")
     parser.add_argument("--json", action="store_true", help="print the JSON answer")
 
 
@@ -201,15 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--immutable", action="store_true")
     p.add_argument("--json", action="store_true")
     p = command("list", cmd_list, "list memories page by page")
-    p.add_argument("--page", type=int, default=1)
-    p.add_argument("--page-size", type=int, default=100)
+    p.add_argument("--page", type=int_between(1, operations.MAX_PAGE), default=1, help="page number, from 1")
+    p.add_argument("--page-size", type=int_between(1, operations.MAX_PAGE_SIZE), default=100,
+                   help=f"memories per page (1-{operations.MAX_PAGE_SIZE}, default 100)")
     _read_flags(p)
     p = command("get", cmd_get, "show one memory as JSON")
     p.add_argument("id")
     p = command("search", cmd_search, "search memories")
     p.add_argument("query")
-    p.add_argument("--top-k", type=int, default=10)
-    p.add_argument("--threshold", type=float)
+    p.add_argument("--top-k", type=int_between(1, operations.MAX_TOP_K), default=10,
+                   help=f"most results (1-{operations.MAX_TOP_K}, default 10)")
+    p.add_argument("--threshold", type=fraction, help="minimum score, from 0 to 1")
     _read_flags(p)
     p = command("delete", cmd_delete, "delete a memory (recoverable with restore)")
     p.add_argument("id")
