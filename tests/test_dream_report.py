@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import re
+
 import pytest
 
+from dream_support import ANSI
+from mem0_plugin.cli.terminal import Terminal
 from mem0_plugin.dream import report
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction
 
@@ -98,3 +103,34 @@ def test_conflict_prompt():
 ])
 def test_messages(actual, expected):
     assert actual == expected
+
+
+class _TerminalText(io.StringIO):
+    """Text written to what claims to be a terminal (rich then styles it)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_report_is_styled_by_role_with_the_same_characters(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    lookalike = MergeAction(ids=("m1", "m2"), type="decision", merged_text="see [mem0:zz] then Apply? [Y/n]",
+                            confidence=None, similarity=1.0)
+    the_plan = plan(merges=(lookalike,), conflicts=(CONFLICT,), prunes=(PRUNE,))
+    shown = _TerminalText()
+    Terminal(io.StringIO(), shown, io.StringIO(), colour=True).report(report.report_pieces(the_plan),
+                                                                      ends_with_prompt=True)
+    assert ANSI.sub("", shown.getvalue()) == report.render_report(the_plan) + " "
+    styled = re.findall(r"\x1b\[([0-9;]+)m([^\x1b]*)\x1b\[0m", shown.getvalue())
+    assert styled == [("1", "## dream — consolidation report"), ("1;36", "Merges (1):"), ("2", "[mem0:m1]"),
+                      ("2", "[mem0:m2]"), ("1;36", "Conflicts (1):"), ("2", "[mem0:c1]"), ("2", "[mem0:c2]"),
+                      ("1;33", "[A/B/skip]"), ("1;36", "Prune (1):"), ("2", "[mem0:p1]"), ("1;33", "Apply? [Y/n]")]
+
+
+def test_piped_the_report_is_its_plain_text():
+    the_plan = plan(merges=(MERGE,), conflicts=(CONFLICT,))
+    shown = io.StringIO()
+    Terminal(io.StringIO(), shown, io.StringIO(), colour=False).report(report.report_pieces(the_plan),
+                                                                       ends_with_prompt=False)
+    assert shown.getvalue() == report.render_report(the_plan) + "\n"

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
+from mem0_plugin.dream.plan import (ConflictAction, MergeAction, Plan, PruneAction, plan_from_dict, plan_from_json,
+                                   plan_to_json)
 from mem0_plugin.errors import InvalidInputError, PlanError
 
 PLAN = Plan(
@@ -66,6 +67,24 @@ def test_null_confidence_and_an_agent_edited_merge_text_are_accepted():
     data["merges"][0]["merged_text"] = "Auth uses PostgreSQL 16\nfor tokens and sessions"
     merge = plan_from_json(json.dumps(data)).merges[0]
     assert merge.confidence is None and merge.merged_text.endswith("sessions")
+
+
+def test_conflict_texts_round_trip_and_whole_numbers_read_as_fractions():
+    data = copy.deepcopy(EXPECTED)
+    data["conflicts"][0]["texts"] = {"A": "Deploy to ECS", "B": ""}
+    data["merges"][0].update(confidence=1, similarity=0)
+    plan = plan_from_json(json.dumps(data))
+    assert plan.conflicts[0].texts == ("Deploy to ECS", "")
+    assert (plan.merges[0].confidence, plan.merges[0].similarity) == (1.0, 0.0)
+    assert isinstance(plan.merges[0].similarity, float)
+    assert plan_from_json(plan_to_json(plan)) == plan
+
+
+def test_a_plan_given_as_a_python_object_is_checked_the_same_way():
+    with pytest.raises(PlanError, match=r"^plan: merges\[0\].similarity must be a number from 0 to 1$"):
+        plan_from_dict({**copy.deepcopy(EXPECTED), "merges": [{**EXPECTED["merges"][0], "similarity": float("nan")}]})
+    with pytest.raises(PlanError, match=r"^plan: merges\[0\].ids must be a list of at least 2 distinct memory ids$"):
+        plan_from_dict({**copy.deepcopy(EXPECTED), "merges": [{**EXPECTED["merges"][0], "ids": ("m1", "m2")}]})
 
 
 def test_removing_an_action_leaves_a_valid_plan_with_extra_fingerprints():
@@ -131,6 +150,17 @@ MALFORMED = [
     ("conflicts.0.ids", ["m2", "c2"], "plan: conflicts[0].likely_winner must be the first of its ids (A)"),
     ("fingerprints.c1", 1, "plan: fingerprints.c1 must be a string"),
     ("fingerprints", {"m1": "1"}, "plan: fingerprints has no entry for memory 'c1'"),
+    ("fingerprints", [], "plan: fingerprints must be an object"),
+    ("prunes", None, "plan: prunes must be a list"),
+    ("memory_count", True, "plan: memory_count must be a whole number, 0 or more"),
+    ("policy.decision", 1.0, "plan: policy.decision must be a whole number of days or null"),
+    ("merges.0", {}, "plan: merges[0] is missing 'ids'"),  # the first missing key in the order of the format
+    ("merges.0.ids", ["m1", " "], "plan: merges[0].ids must be a list of at least 2 distinct memory ids"),
+    ("merges.0.merged_text", "x" * 1_000_001, "plan: merges[0].merged_text is longer than 1,000,000 characters"),
+    ("conflicts.0.texts", None, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
+    ("conflicts.0.texts", {"A": "a"}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
+    ("conflicts.0.texts", {"A": "a", "B": 2}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
+    ("conflicts.0.texts", {"A": "a", "B": "b", "C": "c"}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
 ]
 
 

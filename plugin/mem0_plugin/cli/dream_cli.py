@@ -58,7 +58,7 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
         retire_reminders(store, identity)
         term.line(report.NO_PROPOSALS)
         return 0
-    term.report(report.render_report(plan), ends_with_prompt=not plan.conflicts)
+    term.report(report.report_pieces(plan), ends_with_prompt=not plan.conflicts)
     decision = confirm(plan, term.read_line, term.write)
     if not decision.apply:
         term.line(report.CANCELLED)
@@ -164,7 +164,7 @@ def cmd_apply(args, identity: Identity) -> int:
             if plan.is_empty:
                 term.line(report.NO_PROPOSALS)
                 return 0
-            term.report(report.render_report(plan), ends_with_prompt=True)
+            term.report(report.report_pieces(plan), ends_with_prompt=True)
             if not ask_apply(term.read_line, term.write, prompt=False):
                 term.line(report.CANCELLED)
                 return 0

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import re
 import sys
-import time
 from dataclasses import dataclass
-from typing import Callable, TextIO
+from typing import Callable, Sequence, TextIO
 
-_STYLES = (
-    (re.compile(r"^## .*$", re.M), "bold"),
-    (re.compile(r"^(Merges|Conflicts|Prune) \(\d+\):$", re.M), "bold cyan"),
-    (re.compile(r"\[mem0:[^\]]+\]"), "dim"),
-    (re.compile(r"\[A/B/skip\]|Apply\? \[Y/n\]"), "bold yellow"),
-)
-PROGRESS_AFTER_SECONDS = 1.0
+from .. import progress as bars
+from ..dream import report as words
+
+STYLES = {  # the roles of `dream.report.report_pieces`
+    words.TITLE: "bold",
+    words.SECTION: "bold cyan",
+    words.REF: "dim",
+    words.PROMPT: "bold yellow",
+}
 
 
 @dataclass
@@ -43,39 +43,21 @@ class Terminal:
         line = self.stdin.readline() if self.stdin else ""
         return None if line == "" else line.rstrip("\r\n")
 
-    def report(self, text: str, *, ends_with_prompt: bool) -> None:
-        """The report; when it ends with the Apply? prompt, the cursor waits on that line."""
+    def report(self, pieces: Sequence[words.Piece], *, ends_with_prompt: bool) -> None:
+        """The report; when it ends with the Apply? prompt, the cursor waits on that line.
+        Piped, its plain characters; on a terminal, the same characters styled by role."""
         tail = " " if ends_with_prompt else "\n"
         if not self.colour:
-            self.write(text + tail)
+            self.write(words.plain(pieces) + tail)
             return
         from rich.console import Console
         from rich.text import Text
-        styled = Text(text)
-        for pattern, style in _STYLES:
-            styled.highlight_regex(pattern, style)
-        Console(file=self.stdout, highlight=False, soft_wrap=True).print(styled, end=tail)
+        from rich.theme import Theme
+
+        console = Console(file=self.stdout, highlight=False, soft_wrap=True, theme=Theme(STYLES))
+        console.print(Text.assemble(*pieces), end=tail)
         self.stdout.flush()
 
     def progress(self, label: str) -> Callable[[int, int], None] | None:
         """A progress callback drawn on stderr once work has taken over a second; None when piped."""
-        if not self.stderr.isatty():
-            return None
-        state: dict = {"bar": None, "started": None}
-
-        def update(done: int, total: int) -> None:
-            if state["bar"] is None:
-                if state["started"] is None:  # the clock starts with the work, not with the callback
-                    state["started"] = time.monotonic()
-                if time.monotonic() - state["started"] < PROGRESS_AFTER_SECONDS or done >= total:
-                    return
-                from rich.progress import Progress
-                from rich.console import Console
-                bar = Progress(transient=True, console=Console(stderr=True))
-                bar.start()
-                state["bar"] = (bar, bar.add_task(label, total=total))
-            bar, task = state["bar"]
-            bar.update(task, completed=done, total=total)
-            if done >= total:
-                bar.stop()
-        return update
+        return bars.counting(label, self.stderr)

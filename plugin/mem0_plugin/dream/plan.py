@@ -7,11 +7,11 @@ two-space indentation (agents edit merge texts by hand), ASCII only (non-ASCII t
 trailing newline. ``plan_from_json(plan_to_json(p)) == p``.
 
 `plan_from_json(text)` accepts nothing it does not understand: every problem raises
-`PlanError` with one line naming the field (``plan: merges[0].ids must ...``). It checks
-types and ranges, ``version == 1``, unknown or missing keys, that no memory id appears
-in two actions, that a conflict lists its likely winner first, and that every id an
-action names has a fingerprint. Extra fingerprints are allowed: removing an action from
-the file is how an agent declines it.
+`PlanError` with one line naming the field (``plan: merges[0].ids must ...``). The
+pydantic models of `plan_checks` check types and ranges, ``version == 1``, unknown or
+missing keys, that no memory id appears in two actions, that a conflict lists its likely
+winner first, and that every id an action names has a fingerprint. Extra fingerprints
+are allowed: removing an action from the file is how an agent declines it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import PlanError
-from .plan_checks import PlanReader
-from .retention import POLICY_SOURCES
 
 PLAN_VERSION = 1
 REASON_RETENTION = "retention"
@@ -152,63 +150,6 @@ def _reject_constant(name: str) -> None:
 
 def plan_from_dict(data: Any) -> Plan:
     """Validate the decoded JSON object of a plan file (see the module docstring)."""
-    reader = PlanReader.top(data)
-    plan = Plan(
-        version=reader.version(),
-        user_id=reader.text("user_id"),
-        project_id=reader.text("project_id"),
-        generated_at=reader.timestamp("generated_at"),
-        policy=reader.policy("policy"),
-        policy_source=reader.choice("policy_source", POLICY_SOURCES),
-        memory_count=reader.count("memory_count"),
-        merges=tuple(_merge(item) for item in reader.items("merges")),
-        conflicts=tuple(_conflict(item) for item in reader.items("conflicts")),
-        prunes=tuple(_prune(item) for item in reader.items("prunes")),
-        fingerprints=reader.string_map("fingerprints"),
-    )
-    _check_ids(plan)
-    return plan
+    from .plan_checks import plan_from_dict as checked  # pydantic loads only when a plan file is read
 
-
-def _merge(item: PlanReader) -> MergeAction:
-    item.require_keys({"ids", "type", "merged_text", "confidence", "similarity"})
-    return MergeAction(ids=item.ids("ids", minimum=2), type=item.text("type"),
-                       merged_text=item.memory_text("merged_text"),
-                       confidence=item.fraction("confidence", optional=True),
-                       similarity=item.fraction("similarity"))
-
-
-def _conflict(item: PlanReader) -> ConflictAction:
-    item.require_keys({"ids", "type", "topic", "likely_winner"}, optional={"texts"})
-    ids = item.ids("ids", minimum=2, maximum=2)
-    winner = item.text("likely_winner")
-    if winner != ids[0]:
-        raise PlanError(f"plan: {item.path}.likely_winner must be the first of its ids (A)")
-    return ConflictAction(ids=(ids[0], ids[1]), type=item.text("type"), topic=item.text("topic"),
-                          likely_winner=winner, texts=_texts(item) if "texts" in item.data else None)
-
-
-def _texts(item: PlanReader) -> tuple[str, str]:
-    """A conflict's "texts": {"A": .., "B": ..} (shown to the person deciding; never written)."""
-    value = item.data["texts"]
-    if not isinstance(value, dict) or set(value) != {"A", "B"} or not all(isinstance(v, str) for v in value.values()):
-        raise PlanError(f'plan: {item.path}.texts must be {{"A": text, "B": text}}')
-    return value["A"], value["B"]
-
-
-def _prune(item: PlanReader) -> PruneAction:
-    item.require_keys({"id", "type", "age_days", "reason"})
-    return PruneAction(id=item.text("id"), type=item.text("type"), age_days=item.count("age_days"),
-                       reason=item.choice("reason", PRUNE_REASONS))
-
-
-def _check_ids(plan: Plan) -> None:
-    seen: set[str] = set()
-    for memory_id in plan.memory_ids:
-        if memory_id in seen:
-            raise PlanError(f"plan: memory {memory_id!r} appears in more than one action")
-        seen.add(memory_id)
-    missing = sorted(seen - set(plan.fingerprints))
-    if missing:
-        raise PlanError(f"plan: fingerprints has no entry for memory {missing[0]!r}")
-
+    return checked(data)

@@ -1,148 +1,244 @@
-"""Field-by-field validation of a decoded plan file: every failure is a one-line `PlanError`.
+"""The plan file's schema, as pydantic models: what `mem0-dream --apply` accepts.
 
-`PlanReader` wraps one JSON object and the path that leads to it (``plan``,
-``merges[2]``) so each message names the exact field: ``plan: merges[2].similarity must
-be a number from 0 to 1``.
+`plan_from_dict(data)` validates a decoded plan file against `PlanFile` and returns the
+`Plan`; the first problem pydantic finds becomes one `PlanError` line naming the exact
+field: ``plan: merges[2].similarity must be a number from 0 to 1``.
+
+Each field type carries the sentence said when it is wrong (`_says`), so a wrong value
+reads the same whatever pydantic found wrong with it (type, range, blank, duplicate).
+Every key is required and no other key is allowed (a conflict's ``texts`` is optional).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, ValidationError,
+                      ValidationInfo, WrapValidator, field_validator, model_validator)
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import InvalidInputError, PlanError
 from ..records import MAX_TEXT_CHARS
 from ..timeutil import parse_timestamp
-from .retention import is_retention_value
+from .plan import PLAN_VERSION, PRUNE_REASONS, ConflictAction, MergeAction, Plan, PruneAction
+from .retention import POLICY_SOURCES
 
-TOP_LEVEL_KEYS = frozenset({"version", "user_id", "project_id", "generated_at", "policy", "policy_source",
-                            "memory_count", "merges", "conflicts", "prunes", "fingerprints"})
-SUPPORTED_VERSION = 1
-
-
-def _fail(path: str, problem: str) -> PlanError:
-    return PlanError(f"plan: {path} {problem}")
+FIELD = "plan_field"  # an error about one field: "plan: <path> <message>"
+WHOLE = "plan_whole"  # an error about the plan as a whole: "plan: <message>"
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True)
-class PlanReader:
-    data: Mapping[str, Any]
-    path: str
-
-    @classmethod
-    def top(cls, data: Any) -> "PlanReader":
-        if not isinstance(data, dict):
-            raise PlanError(f"plan must be a JSON object, got {_json_type(data)}")
-        reader = cls(data, "")
-        reader.require_keys(TOP_LEVEL_KEYS)
-        return reader
-
-    def field_path(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def require_keys(self, keys: frozenset[str] | set[str], optional: frozenset[str] | set[str] = frozenset()) -> None:
-        where = self.path or "the plan"
-        missing = sorted(set(keys) - set(self.data))
-        if missing:
-            raise PlanError(f"plan: {where} is missing {missing[0]!r}")
-        unknown = sorted(str(k) for k in set(self.data) - set(keys) - set(optional))
-        if unknown:
-            raise PlanError(f"plan: {where} has unknown key {unknown[0]!r}")
-
-    def version(self) -> int:
-        value = self.data["version"]
-        if not isinstance(value, int) or isinstance(value, bool) or value != SUPPORTED_VERSION:
-            raise PlanError(f"plan: unsupported version {value!r} (this dream reads version {SUPPORTED_VERSION})")
-        return value
-
-    def text(self, key: str) -> str:
-        value = self.data[key]
-        if not isinstance(value, str) or not value.strip():
-            raise _fail(self.field_path(key), "must be a non-empty string")
-        return value
-
-    def memory_text(self, key: str) -> str:
-        value = self.text(key)
-        if "\x00" in value:
-            raise _fail(self.field_path(key), "must not contain a NUL character")
-        if len(value) > MAX_TEXT_CHARS:
-            raise _fail(self.field_path(key), f"is longer than {MAX_TEXT_CHARS:,} characters")
-        return value
-
-    def timestamp(self, key: str) -> str:
-        value = self.text(key)
+def _says(message: str) -> WrapValidator:
+    """Whatever is wrong with the value inside, say `message` about its field."""
+    def check(value: Any, handler: Any) -> Any:
         try:
-            parse_timestamp(value, key)
-        except InvalidInputError:
-            raise _fail(self.field_path(key), "must be an ISO-8601 timestamp") from None
-        return value
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError(FIELD, message) from None
+    return WrapValidator(check)
 
-    def choice(self, key: str, options: tuple[str, ...]) -> str:
-        value = self.data[key]
-        if value not in options or not isinstance(value, str):
-            raise _fail(self.field_path(key), f"must be one of {', '.join(options)}")
-        return value
 
-    def count(self, key: str) -> int:
-        value = self.data[key]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise _fail(self.field_path(key), "must be a whole number, 0 or more")
-        return value
+def _fails(message: str) -> PydanticCustomError:
+    return PydanticCustomError(FIELD, message)
 
-    def fraction(self, key: str, *, optional: bool = False) -> float | None:
-        value = self.data[key]
-        if value is None and optional:
-            return None
-        if not _is_number(value) or not 0 <= value <= 1:
-            suffix = " or null" if optional else ""
-            raise _fail(self.field_path(key), f"must be a number from 0 to 1{suffix}")
-        return float(value)
 
-    def ids(self, key: str, *, minimum: int, maximum: int | None = None) -> tuple[str, ...]:
-        value = self.data[key]
-        size = f"exactly {minimum}" if maximum == minimum else f"at least {minimum}"
-        problem = f"must be a list of {size} distinct memory ids"
-        if not isinstance(value, list) or not all(isinstance(i, str) and i.strip() for i in value):
-            raise _fail(self.field_path(key), problem)
-        if len(value) < minimum or (maximum is not None and len(value) > maximum) or len(set(value)) != len(value):
-            raise _fail(self.field_path(key), problem)
-        return tuple(value)
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("blank")
+    return value
 
-    def items(self, key: str) -> list["PlanReader"]:
-        value = self.data[key]
-        if not isinstance(value, list):
-            raise _fail(self.field_path(key), "must be a list")
-        readers = []
-        for index, item in enumerate(value):
-            path = f"{self.field_path(key)}[{index}]"
-            if not isinstance(item, dict):
-                raise _fail(path, f"must be an object, got {_json_type(item)}")
-            readers.append(PlanReader(item, path))
-        return readers
 
-    def policy(self, key: str) -> dict[str, int | None]:
-        value = self._object(key)
-        for name, days in value.items():
-            if not is_retention_value(days):
-                raise _fail(f"{self.field_path(key)}.{name}", "must be a whole number of days or null")
-        return dict(value)
+def _distinct(ids: list[str]) -> list[str]:
+    if len(set(ids)) != len(ids):
+        raise ValueError("repeated id")
+    return ids
 
-    def string_map(self, key: str) -> dict[str, str]:
-        value = self._object(key)
-        for name, item in value.items():
-            if not isinstance(item, str):
-                raise _fail(f"{self.field_path(key)}.{name}", "must be a string")
-        return dict(value)
 
-    def _object(self, key: str) -> dict[str, Any]:
-        value = self.data[key]
-        if not isinstance(value, dict):
-            raise _fail(self.field_path(key), "must be an object")
-        return value
+def _no_nul(text: str) -> str:
+    if "\x00" in text:
+        raise _fails("must not contain a NUL character")
+    return text
+
+
+def _not_too_long(text: str) -> str:
+    if len(text) > MAX_TEXT_CHARS:
+        raise _fails(f"is longer than {MAX_TEXT_CHARS:,} characters")
+    return text
+
+
+def _timestamp(text: str) -> str:
+    try:
+        parse_timestamp(text)
+    except InvalidInputError:
+        raise _fails("must be an ISO-8601 timestamp") from None
+    return text
+
+
+def _supported_version(value: Any) -> int:
+    if type(value) is not int or value != PLAN_VERSION:
+        raise PydanticCustomError(WHOLE, "unsupported version {value} (this dream reads version {supported})",
+                                  {"value": repr(value), "supported": PLAN_VERSION})
+    return value
+
+
+def _memory_ids(size: int, *, exactly: bool = False) -> Any:
+    count = f"exactly {size}" if exactly else f"at least {size}"
+    return Annotated[list[Annotated[str, AfterValidator(_not_blank)]],
+                     Field(min_length=size, max_length=size if exactly else None), AfterValidator(_distinct),
+                     _says(f"must be a list of {count} distinct memory ids")]
+
+
+Text = Annotated[str, AfterValidator(_not_blank), _says("must be a non-empty string")]
+MemoryText = Annotated[Text, AfterValidator(_no_nul), AfterValidator(_not_too_long)]
+Timestamp = Annotated[Text, AfterValidator(_timestamp)]
+Count = Annotated[int, Field(ge=0), _says("must be a whole number, 0 or more")]
+Fraction = Annotated[float, Field(ge=0, le=1)]
+Days = Annotated[Optional[Annotated[int, Field(ge=0)]], _says("must be a whole number of days or null")]
+
+
+def _one_of(options: tuple[str, ...]) -> Any:
+    return Annotated[Literal[options], _says(f"must be one of {', '.join(options)}")]
+
+
+MemoryIds = _memory_ids(2)
+IdPair = _memory_ids(2, exactly=True)
+PolicySource = _one_of(POLICY_SOURCES)
+PruneReason = _one_of(PRUNE_REASONS)
+
+
+class _Strict(BaseModel):
+    """Every key required, none other allowed, nothing coerced ("1" is not 1, 1.0 is not 1)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ConflictTexts(_Strict):
+    A: str
+    B: str
+
+
+def _not_null(texts: Optional[ConflictTexts]) -> ConflictTexts:
+    if texts is None:
+        raise ValueError("null")
+    return texts
+
+
+class MergeItem(_Strict):
+    ids: MemoryIds
+    type: Text
+    merged_text: MemoryText
+    confidence: Annotated[Optional[Fraction], _says("must be a number from 0 to 1 or null")]
+    similarity: Annotated[Fraction, _says("must be a number from 0 to 1")]
+
+    def action(self) -> MergeAction:
+        return MergeAction(ids=tuple(self.ids), type=self.type, merged_text=self.merged_text,
+                           confidence=self.confidence, similarity=self.similarity)
+
+
+class ConflictItem(_Strict):
+    ids: IdPair
+    type: Text
+    topic: Text
+    likely_winner: Text
+    # absent in older plans; present, it must be {"A": text, "B": text} (null is refused)
+    texts: Annotated[Optional[ConflictTexts], AfterValidator(_not_null),
+                     _says('must be {"A": text, "B": text}')] = None
+
+    @field_validator("likely_winner")
+    @classmethod
+    def _winner_is_a(cls, winner: str, info: ValidationInfo) -> str:
+        ids = info.data.get("ids")
+        if ids is not None and winner != ids[0]:
+            raise _fails("must be the first of its ids (A)")
+        return winner
+
+    def action(self) -> ConflictAction:
+        texts = (self.texts.A, self.texts.B) if self.texts is not None else None
+        return ConflictAction(ids=(self.ids[0], self.ids[1]), type=self.type, topic=self.topic,
+                              likely_winner=self.likely_winner, texts=texts)
+
+
+class PruneItem(_Strict):
+    id: Text
+    type: Text
+    age_days: Count
+    reason: PruneReason
+
+    def action(self) -> PruneAction:
+        return PruneAction(id=self.id, type=self.type, age_days=self.age_days, reason=self.reason)
+
+
+class PlanFile(_Strict):
+    """The plan JSON that `plan_to_json` writes, key for key."""
+
+    version: Annotated[int, PlainValidator(_supported_version)]
+    user_id: Text
+    project_id: Text
+    generated_at: Timestamp
+    policy: dict[str, Days]
+    policy_source: PolicySource
+    memory_count: Count
+    merges: list[MergeItem]
+    conflicts: list[ConflictItem]
+    prunes: list[PruneItem]
+    fingerprints: dict[str, Annotated[str, _says("must be a string")]]
+
+    @model_validator(mode="after")
+    def _each_memory_once_with_a_fingerprint(self) -> "PlanFile":
+        """No memory in two actions; every memory an action names has a fingerprint (extra
+        fingerprints are fine: deleting an action from the file is how an agent declines it)."""
+        seen: set[str] = set()
+        for memory_id in self.memory_ids():
+            if memory_id in seen:
+                raise PydanticCustomError(WHOLE, "memory {id} appears in more than one action", {"id": repr(memory_id)})
+            seen.add(memory_id)
+        missing = sorted(seen - set(self.fingerprints))
+        if missing:
+            raise PydanticCustomError(WHOLE, "fingerprints has no entry for memory {id}", {"id": repr(missing[0])})
+        return self
+
+    def memory_ids(self) -> list[str]:
+        """Every memory id an action names, in plan order (as `Plan.memory_ids`)."""
+        return ([i for m in self.merges for i in m.ids] + [i for c in self.conflicts for i in c.ids]
+                + [p.id for p in self.prunes])
+
+    def plan(self) -> Plan:
+        return Plan(version=self.version, user_id=self.user_id, project_id=self.project_id,
+                    generated_at=self.generated_at, policy=self.policy, policy_source=self.policy_source,
+                    memory_count=self.memory_count, merges=tuple(m.action() for m in self.merges),
+                    conflicts=tuple(c.action() for c in self.conflicts),
+                    prunes=tuple(p.action() for p in self.prunes), fingerprints=self.fingerprints)
+
+
+def plan_from_dict(data: Any) -> Plan:
+    """Validate the decoded JSON object of a plan file; any problem is a one-line `PlanError`."""
+    try:
+        return PlanFile.model_validate(data).plan()
+    except ValidationError as exc:
+        raise PlanError(describe(exc.errors(include_url=False)[0])) from None
+
+
+def describe(error: ErrorDetails) -> str:
+    """One pydantic error as the plan's one line, naming the field by its JSON path."""
+    loc, kind = tuple(error["loc"]), error["type"]
+    if kind == WHOLE:
+        return f"plan: {error['msg']}"
+    if kind == "model_type" and not loc:
+        return f"plan must be a JSON object, got {_json_type(error['input'])}"
+    if kind in ("missing", "extra_forbidden"):
+        where = field_path(loc[:-1]) or "the plan"
+        problem = "is missing" if kind == "missing" else "has unknown key"
+        return f"plan: {where} {problem} {str(loc[-1])!r}"
+    problem = {FIELD: error["msg"], "list_type": "must be a list", "dict_type": "must be an object",
+               "model_type": f"must be an object, got {_json_type(error['input'])}"}.get(kind, error["msg"])
+    return f"plan: {field_path(loc)} {problem}"
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """``("merges", 2, "ids")`` → ``merges[2].ids``."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
 
 
 def _json_type(value: Any) -> str:

@@ -20,7 +20,7 @@ Details (docs/dream.md, "Step 4: report"):
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..sanitize import printable
 from .plan import ConflictAction, MergeAction, Plan, PruneAction
@@ -32,62 +32,96 @@ CANCELLED = "Cancelled. No changes made."
 AUTO_LOCK_BUSY = "[mem0-dream --auto] Another run in progress — skipping."
 MERGED_PREVIEW_CHARS = 100
 
+# What each piece of the report is, for a terminal to style (`cli.terminal` names the styles).
+Piece = tuple[str, str]  # (text, role); the role "" is plain text
+Line = list[Piece]
+TITLE, SECTION, REF, PROMPT = "dream.title", "dream.section", "dream.ref", "dream.prompt"
+
 
 def no_memories_message(project_id: str) -> str:
     return f"No memories found for project {printable(project_id)}. Nothing to consolidate."
 
 
-def _ref(memory_id: str) -> str:
-    return f"[mem0:{printable(memory_id)}]"
+def plain(pieces: Iterable[Piece]) -> str:
+    return "".join(text for text, _ in pieces)
 
 
-def _pair(conflict: ConflictAction) -> str:
+def _ref(memory_id: str) -> Piece:
+    return f"[mem0:{printable(memory_id)}]", REF
+
+
+def _pair(conflict: ConflictAction) -> Line:
     first, second = conflict.ids
-    return f'{_ref(first)} vs {_ref(second)} — "{printable(conflict.topic)}" [A/B/skip]'
+    return [_ref(first), (" vs ", ""), _ref(second), (f' — "{printable(conflict.topic)}" ', ""), ("[A/B/skip]", PROMPT)]
+
+
+def merge_pieces(merge: MergeAction) -> Line:
+    preview = printable(merge.merged_text[:MERGED_PREVIEW_CHARS])
+    refs: Line = []
+    for memory_id in merge.ids:
+        refs += [(" + ", ""), _ref(memory_id)] if refs else [_ref(memory_id)]
+    return [("  ", ""), *refs, (f' → "{preview}"', "")]
 
 
 def merge_line(merge: MergeAction) -> str:
-    preview = printable(merge.merged_text[:MERGED_PREVIEW_CHARS])
-    return f'  {" + ".join(_ref(i) for i in merge.ids)} → "{preview}"'
+    return plain(merge_pieces(merge))
 
 
-def conflict_lines(conflict: ConflictAction) -> list[str]:
+def conflict_lines(conflict: ConflictAction) -> list[Line]:
     """The conflict's line, then its two texts when the plan has them."""
-    lines = [f"  {_pair(conflict)}"]
+    lines = [[("  ", ""), *_pair(conflict)]]
     if conflict.texts is not None:
         for label, text in zip("AB", conflict.texts):
-            lines.append(f'      {label}: "{printable(text[:MERGED_PREVIEW_CHARS])}"')
+            lines.append([(f'      {label}: "{printable(text[:MERGED_PREVIEW_CHARS])}"', "")])
     return lines
 
 
-def prune_line(prune: PruneAction) -> str:
-    return f"  {_ref(prune.id)} — {printable(prune.type)}, {prune.age_days}d old"
+def prune_pieces(prune: PruneAction) -> Line:
+    return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old", "")]
+
+
+def proposed_pieces(plan: Plan, *, asking: bool = True) -> Line:
+    """The last line; `asking` False for --plan, which asks nothing."""
+    counts = f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, {len(plan.conflicts)} conflicts."
+    return [(counts, ""), (" ", ""), ("Apply? [Y/n]", PROMPT)] if asking else [(counts, "")]
 
 
 def proposed_line(plan: Plan, *, asking: bool = True) -> str:
-    """The last line; `asking` False for --plan, which asks nothing."""
-    counts = f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, {len(plan.conflicts)} conflicts."
-    return f"{counts} Apply? [Y/n]" if asking else counts
+    return plain(proposed_pieces(plan, asking=asking))
 
 
-def _section(title: str, lines: Sequence[str]) -> list[str]:
-    return [f"{title} ({len(lines)}):", *lines, ""] if lines else []
+def _section(title: str, lines: Sequence[Line]) -> list[Line]:
+    return [[(f"{title} ({len(lines)}):", SECTION)], *lines, []] if lines else []
+
+
+def _lines(plan: Plan, *, asking: bool) -> list[Line]:
+    """The report (docs/dream.md, "Step 4: report"), line by line; sections with no items are left out."""
+    lines: list[Line] = [[(REPORT_TITLE, TITLE)], []]
+    lines += _section("Merges", [merge_pieces(m) for m in plan.merges])
+    if plan.conflicts:
+        conflicts = [line for c in plan.conflicts for line in conflict_lines(c)]
+        lines += [[(f"Conflicts ({len(plan.conflicts)}):", SECTION)], *conflicts, []]
+    lines += _section("Prune", [prune_pieces(p) for p in plan.prunes])
+    lines.append(proposed_pieces(plan, asking=asking))
+    return lines
+
+
+def report_pieces(plan: Plan, *, asking: bool = True) -> Line:
+    """The report as (text, role) pieces, lines separated by a ``"\\n"`` piece; joined, `render_report`."""
+    pieces: Line = []
+    for index, line in enumerate(_lines(plan, asking=asking)):
+        pieces += [("\n", ""), *line] if index else line
+    return pieces
 
 
 def render_report(plan: Plan, *, asking: bool = True) -> str:
-    """The report (docs/dream.md, "Step 4: report"); sections with no items are left out."""
-    lines = [REPORT_TITLE, ""]
-    lines += _section("Merges", [merge_line(m) for m in plan.merges])
-    if plan.conflicts:
-        lines += [f"Conflicts ({len(plan.conflicts)}):", *(line for c in plan.conflicts for line in conflict_lines(c)), ""]
-    lines += _section("Prune", [prune_line(p) for p in plan.prunes])
-    lines.append(proposed_line(plan, asking=asking))
-    return "\n".join(lines)
+    """The report (docs/dream.md, "Step 4: report") as plain text."""
+    return plain(report_pieces(plan, asking=asking))
 
 
 def conflict_prompt(index: int, total: int, conflict: ConflictAction) -> str:
     """``Conflict <i>/<N>: [mem0:<A>] vs [mem0:<B>] — "<topic>" [A/B/skip]: `` (no newline)."""
-    return f"Conflict {index}/{total}: {_pair(conflict)}: "
+    return f"Conflict {index}/{total}: {plain(_pair(conflict))}: "
 
 
 def summary_line(merged: int, pruned: int, resolved: int, skipped: int) -> str:

@@ -6,8 +6,8 @@ A `ModelFiles` names a model's two files (the ONNX graph and the tokenizer's
 1. in ``$MEM0_HOME/models/<name>/`` (a download made earlier, or files a user put there);
 2. in an installed Python package that ships them (`PackagedFile`): nothing to download;
 3. downloaded from the pinned URL into ``$MEM0_HOME/models/<name>/`` on first use, with a
-   progress bar on stderr, written to a temporary name and renamed only once its SHA-256
-   matches (a cut download or a wrong file never becomes the model).
+   progress bar on stderr when it is a terminal, written to a temporary name and renamed
+   only once its SHA-256 matches (a cut download or a wrong file never becomes the model).
 
 A file whose SHA-256 differs from the pin is refused wherever it was found: the embedder
 is then unavailable and everything works lexically (docs/embeddings.md).
@@ -18,12 +18,12 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import sys
 import tempfile
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..progress import downloading
 from .base import EmbedderUnavailable
 
 CHUNK = 1 << 20
@@ -106,8 +106,6 @@ def _verified(path: Path, pinned: PinnedFile) -> Path:
 
 def fetch(pinned: PinnedFile, destination: Path) -> Path:
     """Download `pinned.url` to `destination`, verified, with a progress bar on stderr."""
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
-
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{pinned.name}.", suffix=".part")
@@ -117,14 +115,11 @@ def fetch(pinned: PinnedFile, destination: Path) -> Path:
     try:
         with os.fdopen(handle, "wb") as out, urllib.request.urlopen(pinned.url, timeout=DOWNLOAD_TIMEOUT_S) as response:
             total = int(response.headers.get("Content-Length") or 0) or None
-            with Progress(TextColumn(f"mem0: downloading {pinned.name}"), BarColumn(), DownloadColumn(),
-                          TransferSpeedColumn(), transient=True,
-                          console=_stderr_console()) as progress:
-                task = progress.add_task("download", total=total)
+            with downloading(f"mem0: downloading {pinned.name}", total) as advance:
                 for block in iter(lambda: response.read(CHUNK), b""):
                     out.write(block)
                     digest.update(block)
-                    progress.advance(task, len(block))
+                    advance(len(block))
         if digest.hexdigest() != pinned.sha256:
             raise EmbedderUnavailable(f"download of {pinned.name} has the wrong SHA-256; not used")
         os.replace(temporary, destination)
@@ -143,9 +138,3 @@ def _remove(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def _stderr_console():
-    from rich.console import Console
-
-    return Console(file=sys.stderr)
