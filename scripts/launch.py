@@ -249,7 +249,10 @@ def record_pointer(venv: Path, version: str) -> None:
 
 
 class InstallLock:
-    """An exclusive lock on a file (flock on POSIX, msvcrt on Windows), waiting up to `timeout`."""
+    """An exclusive lock on a file (flock on POSIX, msvcrt on Windows), waiting up to `timeout`.
+
+    Written here rather than taken from `filelock`: the launcher runs before the package and
+    its dependencies are installed, so it has the standard library only."""
 
     def __init__(self, path: Path, timeout: float):
         self.path = path

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -83,11 +84,26 @@ def test_provider_none_turns_it_off_without_a_notice(semantic_home, capsys):
 
 
 def test_a_mem0_provider_that_cannot_start_falls_back(semantic_home, capsys):
+    pytest.importorskip("mem0")  # the mem0 extra (part of the test extra)
     (semantic_home / "config.yaml").write_text("embedder:\n  provider: no-such-provider\n")
     semantic = Semantic.from_home(semantic_home)
     assert semantic.model_id == "no-such-provider/default"
     assert semantic.embed(["x"]) is None
     assert "Unsupported Embedder provider" in capsys.readouterr().err
+
+
+def test_a_mem0_provider_without_mem0ai_names_the_extra(semantic_home, capsys, monkeypatch):
+    # As if mem0ai were not installed: a None in sys.modules makes its import fail.
+    for name in [n for n in sys.modules if n == "mem0" or n.startswith("mem0.")] + ["mem0"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    (semantic_home / "config.yaml").write_text("embedder:\n  provider: openai\n")
+    semantic = Semantic.from_home(semantic_home)
+    assert semantic.embed(["x"]) is None
+    expected = "embedder provider 'openai' needs the mem0ai package (not installed): pip install 'mem0-dream-plugin[mem0]'"
+    assert expected in semantic.reason
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"mem0: semantic matching is off ({expected}); see mem0-health"]
+    operations.add_memory(caller(semantic_home, semantic), "Deploy the storefront to Vercel", infer=False)
 
 
 class _Files(http.server.SimpleHTTPRequestHandler):

@@ -276,3 +276,22 @@ def test_names_app_id_is_reported(seeded):
     assert compile_filters({"app_id": "acme-api"}, user_id="alice").names_app_id
     assert compile_filters({"OR": [{"app_id": "a"}, {"run_id": "b"}]}, user_id="alice").names_app_id
     assert not compile_filters({"metadata": {"type": "decision"}}, user_id="alice").names_app_id
+
+
+def test_the_readme_filter_examples(run_cli, tmp_path):
+    """README, "Filters, memory types and mem0.md": a metadata field is reached through
+    `metadata`; a bare `type` key is refused with the list of known keys."""
+    project = ["--project-id", "readme"]
+    for text, kind in [("Use PostgreSQL for the ledger", "decision"), ("Tabs, not spaces", "convention"),
+                       ("Fixed the flaky login test", "bug_fix")]:
+        added = run_cli("mem0-memories", "add", text, "--metadata", json.dumps({"type": kind}), *project)
+        assert added.returncode == 0, added.stderr
+    listed = run_cli("mem0-memories", "list", *project, "--filters", '{"metadata": {"type": "decision"}}')
+    assert listed.returncode == 0 and "Use PostgreSQL" in listed.stdout and "Tabs" not in listed.stdout
+    both = run_cli("mem0-memories", "list", *project, "--filters", json.dumps(
+        {"AND": [{"metadata": {"type": {"in": ["decision", "convention"]}}}, {"created_at": {"gte": "2026-11-01"}}]}))
+    assert both.returncode == 0 and "Use PostgreSQL" in both.stdout and "Tabs" in both.stdout
+    assert "flaky" not in both.stdout
+    refused = run_cli("mem0-memories", "list", *project, "--filters", '{"type": "decision"}')
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("mem0-memories: error: unknown filter key 'type'; known keys: AND, OR, NOT,")

@@ -174,3 +174,11 @@ def test_script_exposes_the_three_functions(tmp_path):
     done = bare_python("-c", code, str(tmp_path), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [{"a": 2}, str(tmp_path / "mem0.md"), {"b": None}]
+
+
+def test_the_readme_example_parses_as_it_says():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    example = readme.split("**`mem0.md`**", 1)[1].split("```markdown\n", 1)[1].split("```", 1)[0]
+    assert parse_identity(example) == "acme-api"
+    assert parse_retention(example) == {"session_state": 30, "compact_summary": 90, "decision": None}
+    assert parse_categories(example) == ["payments_rules", "vendor_contacts"]

@@ -1,12 +1,18 @@
 """The files the agents load: manifests, MCP registrations, hooks, skills and the launcher.
 
-Claude Code, Codex and Cursor each read their own manifest (`.claude-plugin/`,
+Claude Code, Codex and Cursor each read their own manifest (`claude-code/.claude-plugin/`,
 `.codex-plugin/`, `.cursor-plugin/`). Each manifest points at an MCP config that starts the
 stdio server `mem0` through `scripts/launch.py`, at the hooks that prepare the launcher's
 virtualenv, and at `skills/`. These tests keep those files consistent with each other,
 with pyproject.toml and with the exact strings of docs/dream.md, docs/health.md and
 docs/forget.md. The last test runs a real first install through the launcher, which
 takes about a minute.
+
+Claude Code installs from `claude-code/`, a directory of relative symlinks into the
+repository: it copies a plugin's whole source directory into its plugin cache (only
+`.git` left out, no ignore file honoured), so a checkout's `.venv` and `.hypothesis` must
+not be inside that directory. Codex reads `.agents/plugins/marketplace.json` first and
+installs from the repository root, because it drops symlinks when it copies a plugin.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import os
 import py_compile
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -29,14 +36,28 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHER = ROOT / "scripts" / "launch.py"
 
+CLAUDE_DIR = ROOT / "claude-code"
+PLUGIN_ROOTS = {"claude": CLAUDE_DIR, "codex": ROOT, "cursor": ROOT}
 PLUGIN_MANIFESTS = {
-    "claude": ROOT / ".claude-plugin" / "plugin.json",
+    "claude": CLAUDE_DIR / ".claude-plugin" / "plugin.json",
     "codex": ROOT / ".codex-plugin" / "plugin.json",
     "cursor": ROOT / ".cursor-plugin" / "plugin.json",
 }
 MARKETPLACES = {
     "claude": ROOT / ".claude-plugin" / "marketplace.json",
+    "codex": ROOT / ".agents" / "plugins" / "marketplace.json",
     "cursor": ROOT / ".cursor-plugin" / "marketplace.json",
+}
+# What claude-code/ holds: the manifest, the MCP config, and links to what the plugin runs
+# (hooks, skills, the launcher) and what the launcher installs from (pyproject.toml, README, plugin/).
+CLAUDE_DIR_LINKS = {
+    ".mcp.json": "../mcp_config.json",
+    "README.md": "../README.md",
+    "hooks": "../hooks",
+    "plugin": "../plugin",
+    "pyproject.toml": "../pyproject.toml",
+    "scripts": "../scripts",
+    "skills": "../skills",
 }
 PATH_FIELDS = ("skills", "hooks", "mcpServers", "commands", "agents", "rules")
 SKILLS = ("dream", "health", "forget")
@@ -64,21 +85,33 @@ def read_json(path: Path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def manifest_path(value: str) -> Path:
+def manifest_path(value: str, root: Path = ROOT) -> Path:
     """A manifest's component path, relative to the plugin root."""
     assert not value.startswith("/"), f"{value!r} must be relative to the plugin root"
     assert ".." not in Path(value).parts, f"{value!r} must stay inside the plugin root"
-    return (ROOT / value).resolve()
+    return (root / value).resolve()
 
 
 def mcp_config_paths() -> dict[str, Path]:
-    """mcp_config.json plus every MCP file a manifest references, by agent."""
-    found = {"generic": ROOT / "mcp_config.json"}
+    """mcp_config.json plus every MCP file a manifest references, by agent. Claude Code reads
+    its plugin's `.mcp.json` by itself."""
+    found = {"generic": ROOT / "mcp_config.json", "claude": (CLAUDE_DIR / ".mcp.json").resolve()}
     for agent, path in PLUGIN_MANIFESTS.items():
         value = read_json(path).get("mcpServers")
         if isinstance(value, str):
-            found[agent] = manifest_path(value)
+            found[agent] = manifest_path(value, PLUGIN_ROOTS[agent])
     return found
+
+
+def marketplace_source(agent: str) -> str:
+    entries = [entry for entry in read_json(MARKETPLACES[agent])["plugins"] if entry["name"] == "mem0"]
+    assert len(entries) == 1
+    source = entries[0]["source"]
+    if isinstance(source, dict):  # Codex: {"source": "local", "path": "./"}
+        assert source["source"] == "local"
+        source = source["path"]
+    assert isinstance(source, str) and not source.startswith("/")
+    return source
 
 
 def frontmatter(path: Path) -> dict:
@@ -110,27 +143,31 @@ def test_every_path_a_manifest_names_exists(agent):
             continue
         for value in [values] if isinstance(values, str) else values:
             assert value.startswith("./"), f"{agent} {field}: {value!r} must start with ./"
-            assert manifest_path(value).exists(), f"{agent} {field}: {value} does not exist"
+            assert manifest_path(value, PLUGIN_ROOTS[agent]).exists(), f"{agent} {field}: {value} does not exist"
 
 
 @pytest.mark.parametrize("agent", sorted(MARKETPLACES))
-def test_marketplace_lists_mem0_at_the_repo_root(agent):
+def test_marketplace_lists_mem0_at_its_plugin_root(agent):
     data = read_json(MARKETPLACES[agent])
-    assert isinstance(data["name"], str) and data["name"]
-    assert data["owner"]["name"]
-    entries = [entry for entry in data["plugins"] if entry["name"] == "mem0"]
-    assert len(entries) == 1
-    source = entries[0]["source"]
-    assert isinstance(source, str) and not source.startswith("/")
-    plugin_dir = (ROOT / source).resolve()
-    assert plugin_dir == ROOT.resolve()
+    assert data["name"] == "mem0-dream"
+    plugin_dir = (ROOT / marketplace_source(agent)).resolve()
+    assert plugin_dir == PLUGIN_ROOTS[agent].resolve()
     assert (plugin_dir / f".{agent}-plugin" / "plugin.json").is_file()
 
 
-def test_claude_marketplace_source_uses_dot_slash():
-    # Claude Code rejects "." as a relative plugin source; the root is written "./".
-    entry = read_json(MARKETPLACES["claude"])["plugins"][0]
-    assert entry["source"] == "./"
+def test_claude_marketplace_source_is_the_claude_code_directory():
+    # Claude Code rejects "." as a relative plugin source; a directory is written "./name".
+    assert marketplace_source("claude") == "./claude-code"
+
+
+def test_codex_marketplace_shape():
+    # Codex reads .agents/plugins/marketplace.json before .claude-plugin/marketplace.json;
+    # without it Codex would install claude-code/ and drop every symlink in it.
+    data = read_json(MARKETPLACES["codex"])
+    assert data["interface"]["displayName"]
+    entry = data["plugins"][0]
+    assert entry["policy"] == {"installation": "AVAILABLE", "authentication": "ON_INSTALL"}
+    assert entry["category"]
 
 
 def test_versions_agree_with_pyproject():
@@ -147,9 +184,48 @@ def test_claude_manifest_does_not_redeclare_standard_files():
     data = read_json(PLUGIN_MANIFESTS["claude"])
     # Claude Code loads hooks/hooks.json by itself; naming it again is a "Duplicate hooks file" error.
     assert data.get("hooks") not in ("./hooks/hooks.json", "hooks/hooks.json")
+    # Its MCP server comes from claude-code/.mcp.json: with "mcpServers" naming a file,
+    # `claude plugin details` counted "MCP servers (0)".
+    assert "mcpServers" not in data
     # A .mcp.json at the repo root would also be read as the project's own MCP config by anyone
-    # who opens this repository in Claude Code; the manifests name their MCP files instead.
+    # who opens this repository in Claude Code; the plugin's lives in claude-code/.
     assert not (ROOT / ".mcp.json").exists()
+
+
+def test_claude_code_directory_holds_only_the_plugin():
+    found = {entry.name for entry in CLAUDE_DIR.iterdir()}
+    assert found == {".claude-plugin", *CLAUDE_DIR_LINKS}, found
+    assert {entry.name for entry in (CLAUDE_DIR / ".claude-plugin").iterdir()} == {"plugin.json"}
+    for name, target in CLAUDE_DIR_LINKS.items():
+        link = CLAUDE_DIR / name
+        # Relative links inside the repository: Claude Code skips a link that escapes the
+        # marketplace directory, and a clone anywhere else keeps them working.
+        assert link.is_symlink() and os.readlink(link) == target, name
+        assert link.exists(), f"claude-code/{name} -> {target} is dangling"
+
+
+def test_claude_code_directory_links_what_the_launcher_installs_from():
+    needed = {"pyproject.toml", *launch.package_dirs(ROOT)}
+    assert needed <= set(CLAUDE_DIR_LINKS), needed - set(CLAUDE_DIR_LINKS)
+    # The launcher run through the link finds the repository's own files.
+    assert (CLAUDE_DIR / "scripts" / "launch.py").resolve() == LAUNCHER.resolve()
+
+
+def test_the_claude_code_cache_copy_is_a_working_plugin(tmp_path):
+    """Claude Code copies claude-code/ with each symlink replaced by what it names: that copy
+    alone must install the same package and run the launcher."""
+    cache = tmp_path / "cache" / "mem0"
+    shutil.copytree(CLAUDE_DIR, cache, symlinks=False)
+    assert not any(path.is_symlink() for path in cache.rglob("*"))
+    for unwanted in (".venv", ".hypothesis", ".git", "tests", "benchmarks", "docs"):
+        assert not (cache / unwanted).exists(), unwanted
+    assert launch.read_plugin_version(cache) == launch.read_plugin_version(ROOT)
+    assert launch.source_fingerprint(cache) == launch.source_fingerprint(ROOT)
+    assert read_json(cache / ".mcp.json") == read_json(ROOT / "mcp_config.json")
+    shown = run_launcher("--help", launcher=cache / "scripts" / "launch.py")
+    assert shown.returncode == 0 and "usage:" in shown.stdout
+    for skill in SKILLS:  # "two levels above this file" is the plugin root in the copy too
+        assert (cache / "skills" / skill / "SKILL.md").resolve().parents[2] == cache.resolve()
 
 
 def test_cursor_manifest_keeps_to_the_cursor_schema():
@@ -188,6 +264,7 @@ def test_mcp_config_registers_mem0_as_a_stdio_command(agent):
 
 def test_claude_uses_the_canonical_mcp_config():
     assert mcp_config_paths()["claude"] == (ROOT / "mcp_config.json").resolve()
+    assert (CLAUDE_DIR / ".mcp.json").is_symlink()
     args = read_json(ROOT / "mcp_config.json")["mcpServers"]["mem0"]["args"]
     assert args[0].startswith("${CLAUDE_PLUGIN_ROOT}/")
 

@@ -18,16 +18,16 @@ the next batch every time, waiting until the whole apply is done. Inside a batch
 savepoint: one that fails halfway (a memory changed, a stored record that cannot be
 rewritten) undoes only its own writes and is journaled as stale; its neighbours apply.
 
-Applying and recovering hold an exclusive `flock` on ``<store file>.dream-apply.lock``
-for their whole duration: a run's journal is "open" while it applies, so without it a
-second process (a cron `--auto` next to an interactive run) would take a live run for
-an interrupted one and replay its steps concurrently. The kernel drops the flock when
-its holder dies, `kill -9` included, so an interrupted run is recoverable at once.
+Applying and recovering hold an exclusive lock on ``<store file>.dream-apply.lock`` (a
+`filelock.FileLock`: `flock` on POSIX, opened without following a symlink) for their
+whole duration: a run's journal is "open" while it applies, so without it a second
+process (a cron `--auto` next to an interactive run) would take a live run for an
+interrupted one and replay its steps concurrently. The kernel drops the lock when its
+holder dies, `kill -9` included, so an interrupted run is recoverable at once.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -35,6 +35,8 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
+
+from filelock import FileLock
 
 from ..errors import InvalidInputError, StaleWriteError, StoreError
 from ..identity import Identity
@@ -278,12 +280,12 @@ def _applying(store: SqliteStore) -> Iterator[None]:
         yield
         return
     lock_path = f"{path}.dream-apply.lock"
+    lock = FileLock(lock_path, mode=0o600)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        lock.acquire()
     except OSError as exc:
-        raise StoreError(f"cannot open the apply lock {lock_path}: {exc.strerror}") from None
+        raise StoreError(f"cannot open the apply lock {lock_path}: {exc.strerror or exc}") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)
+        lock.release()

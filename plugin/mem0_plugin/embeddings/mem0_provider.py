@@ -3,7 +3,8 @@ made by `mem0ai`'s own `EmbedderFactory` from the `embedder:` section of config.
 
 mem0 is imported on the first `embed` call only (it is slow to import), and whatever the
 provider raises then (a missing package, a refused connection, a bad key) becomes
-`EmbedderUnavailable`: everything goes on lexically.
+`EmbedderUnavailable`: everything goes on lexically. `mem0ai` itself is the optional extra
+``mem0`` (README, "Decisions"): without it the reason says how to install it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from .base import EmbedderUnavailable, capped, unit_rows
 
 BATCH_SIZE = 64
+MEM0_EXTRA = "pip install 'mem0-dream-plugin[mem0]'"
 
 
 class Mem0ProviderEmbedder:
@@ -35,10 +37,9 @@ class Mem0ProviderEmbedder:
                 self._instance = self._create()
 
     def _create(self) -> Any:
+        factory = embedder_factory(self.provider)
         try:
-            from mem0.utils.factory import EmbedderFactory
-
-            return EmbedderFactory.create(self.provider, self.config, None)
+            return factory.create(self.provider, self.config, None)
         except Exception as exc:  # the provider's own errors: missing packages, bad config
             raise EmbedderUnavailable(f"mem0 embedder {self.provider!r}: {_first_line(exc)}") from None
 
@@ -57,6 +58,20 @@ class Mem0ProviderEmbedder:
         matrix = unit_rows(np.asarray(rows, dtype=np.float32))
         self.dims = matrix.shape[1]
         return matrix
+
+
+def embedder_factory(provider: str) -> Any:
+    """mem0's `EmbedderFactory`; `EmbedderUnavailable` naming the extra when mem0ai is not installed."""
+    try:
+        from mem0.utils.factory import EmbedderFactory
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "mem0":
+            raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
+        raise EmbedderUnavailable(f"embedder provider {provider!r} needs the mem0ai package "
+                                  f"(not installed): {MEM0_EXTRA}") from None
+    except Exception as exc:  # mem0 installed but broken (a dependency missing or too old)
+        raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
+    return EmbedderFactory
 
 
 def _first_line(exc: BaseException) -> str:
