@@ -10,7 +10,7 @@ from typing import Callable, TextIO
 
 _STYLES = (
     (re.compile(r"^## .*$", re.M), "bold"),
-    (re.compile(r"^(Merges|Conflicts|Prune) \(\d+\):$", re.M), "bold cyan"),
+    (re.compile(r"^(Merges|Conflicts|Prune|Restore|Retire|Left alone) \(\d+\):$", re.M), "bold cyan"),
     (re.compile(r"\[mem0:[^\]]+\]"), "dim"),
     (re.compile(r"\[A/B/skip\]|Apply\? \[Y/n\]"), "bold yellow"),
 )
