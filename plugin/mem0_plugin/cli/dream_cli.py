@@ -27,7 +27,7 @@ from ..dream.pipeline import make_plan, prepare_plan, store_new_readings
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_report, undo_summary
-from ..dream.undo import apply_undo, plan_undo
+from ..dream.undo import LeftAlone, apply_undo, plan_undo
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
@@ -224,8 +224,9 @@ def cmd_undo(args, identity: Identity) -> int:
     with open_store(identity.store_url) as store:
         _recover(store, identity)
         run = store.dream_run(identity.user_id, identity.project_id, args.undo)
-        preview = plan_undo(store, run)
-        shown: set = set()
+        with store.read_snapshot():  # one moment's view of the memories and their history
+            preview = plan_undo(store, run)
+        shown: set[LeftAlone] = set()
         if preview.reversals and not args.yes:
             term.report(undo_report(preview), ends_with_prompt=True)
             if not ask_apply(term.read_line, term.write, prompt=False):
