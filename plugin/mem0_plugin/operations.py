@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
-from .records import ACTIVE, Memory, new_memory_id, optional_str, validate_metadata, validate_text
+from .records import ACTIVE, Memory, memory_of_record, new_memory_id, optional_str, validate_metadata, validate_text
 from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
 
@@ -209,16 +209,8 @@ def restore_memory(caller: Caller, memory_id: object) -> Memory:
         record = writer.last_deleted(caller.user_id, memory_id)
         if record is None:
             raise NotFoundError(f"memory {memory_id} not found, and no deleted version is in the history")
-        old = Memory(**{**_memory_fields(record), "lifecycle_state": ACTIVE, "replacement_memory_id": None})
+        old = replace(memory_of_record(record), lifecycle_state=ACTIVE, replacement_memory_id=None)
         restored = replace(old, updated_at=writer.now, version=old.version + 1)
         return writer.insert(restored, event="RESTORE", actor=caller.actor)
 
 
-def _memory_fields(record: Mapping[str, Any]) -> dict[str, Any]:
-    fields = {k: record[k] for k in ("id", "memory", "user_id", "app_id", "agent_id", "run_id",
-                                      "created_at", "updated_at", "lifecycle_state",
-                                      "replacement_memory_id", "immutable")}
-    fields["metadata"] = dict(record.get("metadata") or {})
-    fields["source_memory_ids"] = tuple(record.get("source_memory_ids") or ())
-    fields["version"] = int(record.get("version", 1))
-    return fields

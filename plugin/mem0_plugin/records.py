@@ -100,6 +100,18 @@ def memory_of_values(values: Sequence[Any]) -> Memory:
     return record
 
 
+def memory_of_record(record: Mapping[str, Any]) -> Memory:
+    """The `Memory` of a record the store wrote itself (a history row's before or after, with its
+    `version`): no check, the store wrote it valid."""
+    fields_ = {k: record[k] for k in ("id", "memory", "user_id", "app_id", "agent_id", "run_id",
+                                      "created_at", "updated_at", "lifecycle_state",
+                                      "replacement_memory_id", "immutable")}
+    fields_["metadata"] = dict(record.get("metadata") or {})
+    fields_["source_memory_ids"] = tuple(record.get("source_memory_ids") or ())
+    fields_["version"] = int(record.get("version", 1))
+    return Memory(**fields_)
+
+
 def new_memory_id() -> str:
     return str(uuid.uuid4())
 

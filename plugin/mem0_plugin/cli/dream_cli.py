@@ -1,12 +1,14 @@
 """`mem0-dream`: consolidate the project's memories (docs/dream.md).
 
 Modes: interactive (default), `--plan [--json] [-o FILE]`, `--apply FILE [--resolve ID=A|B|skip]
-[--yes]`, `--auto` (cron), `--demo` (a throwaway store with a bundled sample).
+[--yes]`, `--auto` (cron), `--demo` (a throwaway store with a bundled sample), `--runs [--json]`
+and `--undo RUN [--yes]` (the recorded runs, and taking one back).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from datetime import datetime
@@ -24,6 +26,8 @@ from ..dream.interactive import ask_apply, confirm
 from ..dream.pipeline import make_plan, prepare_plan, store_new_readings
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
+from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
+from ..dream.undo import LeftAlone, apply_undo, plan_undo
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
@@ -63,7 +67,8 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
     if not decision.apply:
         term.line(report.CANCELLED)
         return 0
-    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions))
+    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions,
+                                                     mode="interactive"))
 
 
 def cmd_interactive(args, identity: Identity) -> int:
@@ -168,7 +173,7 @@ def cmd_apply(args, identity: Identity) -> int:
             if not ask_apply(term.read_line, term.write, prompt=False):
                 term.line(report.CANCELLED)
                 return 0
-        return _finish(term, store, identity, apply_plan(store, identity, plan, resolutions))
+        return _finish(term, store, identity, apply_plan(store, identity, plan, resolutions, mode="apply"))
 
 
 def cmd_auto(args, identity: Identity) -> int:
@@ -188,7 +193,7 @@ def _auto_run(args, identity: Identity) -> int:
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
             return 0
-        outcome = apply_plan(store, identity, plan, {})
+        outcome = apply_plan(store, identity, plan, {}, mode="auto")
         store_new_readings(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
@@ -197,6 +202,42 @@ def _auto_run(args, identity: Identity) -> int:
         else:
             retire_reminders(store, identity)
     print(report.auto_summary_line(identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts)))
+    return 0
+
+
+def cmd_runs(args, identity: Identity) -> int:
+    """The project's recorded runs, newest first (docs/dream.md, "Runs and undo")."""
+    with open_store(identity.store_url) as store:
+        runs = store.dream_runs(identity.user_id, identity.project_id)
+    if args.json:
+        print(json.dumps([run.to_dict() for run in runs], indent=2))
+    elif not runs:
+        print(no_runs_message(identity.project_id))
+    else:
+        print("\n".join(run_line(run) for run in runs))
+    return 0
+
+
+def cmd_undo(args, identity: Identity) -> int:
+    """Take a run back: the changes, the question, then one transaction (docs/dream.md, "Runs and undo")."""
+    term = Terminal.standard()
+    with open_store(identity.store_url) as store:
+        _recover(store, identity)
+        run = store.dream_run(identity.user_id, identity.project_id, args.undo)
+        with store.read_snapshot():  # one moment's view of the memories and their history
+            preview = plan_undo(store, run)
+        shown: set[LeftAlone] = set()
+        if preview.reversals and not args.yes:
+            term.report(undo_pieces(preview), ends_with_prompt=True)
+            if not ask_apply(term.read_line, term.write, prompt=False):
+                term.line(report.CANCELLED)
+                return 0
+            shown = set(preview.left_alone)
+        done = apply_undo(store, identity, run.run_id) if preview.reversals else preview
+    for left in done.left_alone:
+        if left not in shown:
+            term.line(left_alone_line(left).lstrip())
+    term.line(undo_summary(done) if done.reversals else NOTHING_TO_UNDO)
     return 0
 
 
@@ -219,22 +260,26 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument("--plan", action="store_true", help="steps 1-3 only: print the report (or the plan with --json)")
     modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
     modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")
-    parser.add_argument("--json", action="store_true", help="with --plan: write the plan as JSON")
+    modes.add_argument("--runs", action="store_true", help="list the project's applied runs, newest first")
+    modes.add_argument("--undo", metavar="RUN", help="take a run back (its id, or a unique prefix of 8+ characters)")
+    parser.add_argument("--json", action="store_true", help="with --plan or --runs: write JSON")
     parser.add_argument("-o", "--output", help="with --plan --json: the file to write ('-' = stdout)")
     parser.add_argument("--resolve", action="append", metavar="ID=A|B|skip",
                         help="with --apply: how to settle a conflict (repeatable; unnamed ones are skipped)")
-    parser.add_argument("--yes", action="store_true", help="with --apply: do not ask for confirmation")
+    parser.add_argument("--yes", action="store_true", help="with --apply or --undo: do not ask for confirmation")
     parser.add_argument("--now", help=argparse.SUPPRESS)
     return parser
 
 
 def _check_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if (args.json or args.output is not None) and not args.plan:
-        parser.error("--json and -o go with --plan")
-    if args.output is not None and not args.json:
+    if args.json and not (args.plan or args.runs):
+        parser.error("--json goes with --plan or --runs")
+    if args.output is not None and not (args.plan and args.json):
         parser.error("-o goes with --plan --json")
-    if (args.resolve or args.yes) and not args.apply:
-        parser.error("--resolve and --yes go with --apply")
+    if args.resolve and not args.apply:
+        parser.error("--resolve goes with --apply")
+    if args.yes and not (args.apply or args.undo is not None):
+        parser.error("--yes goes with --apply or --undo")
 
 
 def dispatch(args: argparse.Namespace) -> int:
@@ -247,6 +292,10 @@ def dispatch(args: argparse.Namespace) -> int:
         return cmd_apply(args, identity)
     if args.demo:
         return cmd_demo(args, identity)
+    if args.runs:
+        return cmd_runs(args, identity)
+    if args.undo is not None:
+        return cmd_undo(args, identity)
     return cmd_interactive(args, identity)
 
 

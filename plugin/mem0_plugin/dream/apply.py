@@ -18,7 +18,7 @@ the next batch every time, waiting until the whole apply is done. Inside a batch
 savepoint: one that fails halfway (a memory changed, a stored record that cannot be
 rewritten) undoes only its own writes and is journaled as stale; its neighbours apply.
 
-Applying and recovering hold an exclusive lock on ``<store file>.dream-apply.lock`` (a
+Applying, recovering and undoing hold an exclusive lock on ``<store file>.dream-apply.lock`` (a
 `filelock.FileLock`: `flock` on POSIX, opened without following a symlink) for their
 whole duration: a run's journal is "open" while it applies, so without it a second
 process (a cron `--auto` next to an interactive run) would take a live run for an
@@ -197,6 +197,7 @@ def _apply_batch(run: _Run, index: int, crash: CrashPoint) -> tuple[list[tuple[S
     results: list[tuple[Step, str, str]] = []
     deadline = time.monotonic() + BATCH_SECONDS
     with run.store.write() as writer:
+        writer.dream_run_id = run.run_id  # the history rows name the run (what `undo` reads)
         while index < len(run.steps) and index not in run.done:
             step = run.steps[index]
             reason = _apply_step(writer, run, index, step)
@@ -236,17 +237,18 @@ def _label(step: Step) -> str:
 
 
 def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: Mapping[str, str],
-               *, crash: CrashPoint | None = None) -> ApplyOutcome:
-    """Journal the plan, then apply its steps in batches (see the module docstring)."""
+               *, mode: str = "apply", crash: CrashPoint | None = None) -> ApplyOutcome:
+    """Journal the plan, then apply its steps in batches (see the module docstring). `mode`
+    (interactive, auto, apply) is recorded with the run (docs/dream.md, "Runs and undo")."""
     steps = plan_steps(plan, resolutions)
     outcome = ApplyOutcome(skipped=sum(1 for c in plan.conflicts if resolutions.get(c.ids[0]) not in ("A", "B")))
     if not steps:
         return outcome
     run_id = str(uuid.uuid4())
-    with _applying(store):
+    with apply_lock(store):
         with store.write() as writer:
             writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
-                                 json.dumps(dict(resolutions), sort_keys=True))
+                                 json.dumps(dict(resolutions), sort_keys=True), mode)
         crash = crash or CrashPoint.from_env()
         crash(0)
         _execute(_Run(store, plan, identity, run_id, steps, {}), outcome, crash)
@@ -260,7 +262,7 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
     Waits for a run another process is applying right now (see the module docstring):
     that one is not interrupted, and finds nothing left open once it is done."""
-    with _applying(store):
+    with apply_lock(store):
         for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
             plan = plan_from_json(plan_json)
             resolutions = json.loads(resolutions_json)
@@ -273,8 +275,8 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
 
 @contextmanager
-def _applying(store: SqliteStore) -> Iterator[None]:
-    """Hold the store's apply lock (blocking) for the duration of the block."""
+def apply_lock(store: SqliteStore) -> Iterator[None]:
+    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too)."""
     path = getattr(store, "path", None)
     if path is None:  # a store without a local file has nothing to share with another process here
         yield

@@ -156,6 +156,34 @@ MIGRATIONS: tuple[Migration, ...] = (
     END;
     """,
     _retokenize_unspaced,
+    # 6: runs and undo (docs/dream.md, "Runs and undo"). Each run records its mode and what it
+    # applied (counted from its journal steps for the runs before this), and when it was undone;
+    # each history row a run wrote names the run. Rows written before this are matched to their
+    # run by time: runs never overlap (they hold the store's apply lock), and only dream's writes
+    # have the actor mem0-dream.
+    """
+    ALTER TABLE dream_runs ADD COLUMN mode TEXT;
+    ALTER TABLE dream_runs ADD COLUMN merged INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE dream_runs ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE dream_runs ADD COLUMN resolved INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE dream_runs ADD COLUMN not_applied INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE dream_runs ADD COLUMN undone_at TEXT;
+    UPDATE dream_runs SET
+        merged = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
+                  AND s.kind = 'merge' AND s.outcome = 'applied'),
+        pruned = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
+                  AND s.kind = 'prune' AND s.outcome = 'applied'),
+        resolved = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
+                    AND s.kind = 'resolve' AND s.outcome = 'applied'),
+        not_applied = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
+                       AND s.outcome <> 'applied');
+    ALTER TABLE history ADD COLUMN dream_run_id TEXT;
+    UPDATE history SET dream_run_id = (
+        SELECT r.run_id FROM dream_runs r WHERE r.user_id = history.user_id AND r.status = 'done'
+        AND history.at >= r.started_at AND history.at <= r.finished_at ORDER BY r.started_at LIMIT 1)
+        WHERE actor = 'mem0-dream' AND event IN ('ADD', 'MERGE', 'SUPERSEDE', 'PRUNE');
+    CREATE INDEX history_dream_run ON history (dream_run_id, seq) WHERE dream_run_id IS NOT NULL;
+    """,
 )
 
 

@@ -24,7 +24,9 @@ from ..filters import TRUE, CompiledFilter
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
+from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate
+from .prefixes import resolve_prefix
 from . import search as lexical
 from .ranking import Candidate, fused, replacements_first
 
@@ -539,9 +541,7 @@ class SqliteStore:
     def history(self, user_id: str, memory_id: str) -> list[HistoryEntry]:
         rows = self._query("SELECT seq, memory_id, event, actor, at, before, after FROM history "
                            "WHERE user_id = ? AND memory_id = ? ORDER BY seq", (user_id, memory_id))
-        return [HistoryEntry(seq, mid, event, actor, at,
-                             json.loads(before) if before else None, json.loads(after) if after else None)
-                for seq, mid, event, actor, at, before, after in rows]
+        return [_entry(row) for row in rows]
 
     def journal_open_runs(self, user_id: str, app_id: str | None) -> list[tuple[str, str, str]]:
         """(run_id, plan JSON, resolutions JSON) of dream runs interrupted while applying."""
@@ -553,6 +553,39 @@ class SqliteStore:
         return {step: outcome for step, outcome in
                 self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,))}
 
+    def dream_runs(self, user_id: str, app_id: str | None) -> list[DreamRun]:
+        """The recorded runs of one project, newest first."""
+        return [run_of_row(r) for r in self._query(
+            f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE user_id = ? AND app_id IS ? "
+            "ORDER BY started_at DESC, run_id DESC", (user_id, app_id))]
+
+    def dream_run(self, user_id: str, app_id: str | None, key: str) -> DreamRun:
+        """The project's run whose id is `key` or starts with it (docs/dream.md, "Runs and undo")."""
+        def starting_with(prefix: str) -> list[str]:
+            return [r[0] for r in self._query(
+                "SELECT run_id FROM dream_runs WHERE user_id = ? AND app_id IS ? AND substr(run_id, 1, ?) = ? "
+                "ORDER BY run_id LIMIT 3", (user_id, app_id, len(prefix), prefix))]
+
+        run_id = resolve_prefix(key, starting_with, "dream run")
+        return run_of_row(self._query(f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE run_id = ?",
+                                      (run_id,))[0])
+
+    def run_history(self, user_id: str, run_id: str) -> list[HistoryEntry]:
+        """The history rows a dream run wrote (and those of its undo), in order."""
+        return [_entry(row) for row in self._query(
+            "SELECT seq, memory_id, event, actor, at, before, after FROM history "
+            "WHERE dream_run_id = ? AND user_id = ? ORDER BY seq", (run_id, user_id))]
+
+    def last_history_seqs(self, user_id: str, ids: list[str]) -> dict[str, int]:
+        """The seq of each memory's latest history row (every change writes one)."""
+        found: dict[str, int] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            found.update(self._query(f"SELECT memory_id, max(seq) FROM history WHERE user_id = ? "
+                                     f"AND memory_id IN ({', '.join('?' * len(chunk))}) GROUP BY memory_id",
+                                     (user_id, *chunk)))
+        return found
+
 
 class Writer:
     """Write primitives inside one `SqliteStore.write()` transaction."""
@@ -560,6 +593,7 @@ class Writer:
     def __init__(self, conn: sqlite3.Connection):
         self._conn = conn
         self.now = format_timestamp(utc_now())
+        self.dream_run_id: str | None = None  # set while a dream run writes: its history rows name it
 
     def _execute(self, sql: str, params: tuple | list = ()) -> sqlite3.Cursor:
         return self._conn.execute(sql, params)
@@ -616,8 +650,10 @@ class Writer:
         return memory
 
     def change(self, before: Memory, event: str, actor: str, **fields: Any) -> Memory:
-        """Replace fields of `before` if its version is unchanged; bump version and updated_at."""
-        after = replace(before, **fields, updated_at=self.now, version=before.version + 1)
+        """Replace fields of `before` if its version is unchanged; bump version and updated_at
+        (to now, unless `updated_at` is one of the fields: an undo puts the old one back)."""
+        fields.setdefault("updated_at", self.now)
+        after = replace(before, **fields, version=before.version + 1)
         with_text = after.memory != before.memory
         columns = WRITE_COLUMNS if with_text else UNCHANGED_TEXT_COLUMNS
         assignments = ", ".join(f"{c} = ?" for c in columns if c != "id")
@@ -665,11 +701,12 @@ class Writer:
 
     def record(self, user_id: str, memory_id: str, event: str, actor: str,
                before: Memory | None, after: Memory | None) -> None:
-        self._execute("INSERT INTO history (memory_id, user_id, event, actor, at, before, after) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        self._execute("INSERT INTO history (memory_id, user_id, event, actor, at, before, after, dream_run_id) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                       (memory_id, user_id, event, actor, self.now,
                        json.dumps(_with_version(before), ensure_ascii=False) if before else None,
-                       json.dumps(_with_version(after), ensure_ascii=False) if after else None))
+                       json.dumps(_with_version(after), ensure_ascii=False) if after else None,
+                       self.dream_run_id))
 
     def purge_history(self, user_id: str, memory_id: str) -> None:
         """Forget a memory's history entirely (only for the health probe's own throwaway rows)."""
@@ -684,18 +721,32 @@ class Writer:
     # -- the dream journal ------------------------------------------------------
 
     def journal_start(self, run_id: str, user_id: str, app_id: str | None, plan_json: str,
-                      resolutions_json: str) -> None:
-        self._execute("INSERT INTO dream_runs (run_id, user_id, app_id, started_at, status, plan, resolutions) "
-                      "VALUES (?, ?, ?, ?, 'applying', ?, ?)",
-                      (run_id, user_id, app_id, self.now, plan_json, resolutions_json))
+                      resolutions_json: str, mode: str | None = None) -> None:
+        self._execute("INSERT INTO dream_runs (run_id, user_id, app_id, started_at, status, plan, resolutions, mode) "
+                      "VALUES (?, ?, ?, ?, 'applying', ?, ?, ?)",
+                      (run_id, user_id, app_id, self.now, plan_json, resolutions_json, mode))
 
     def journal_step(self, run_id: str, step: int, kind: str, outcome: str, detail: str = "") -> None:
         self._execute("INSERT INTO dream_steps (run_id, step, kind, outcome, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
                       (run_id, step, kind, outcome, detail, self.now))
 
     def journal_finish(self, run_id: str, status: str = "done") -> None:
-        self._execute("UPDATE dream_runs SET status = ?, finished_at = ? WHERE run_id = ?",
+        """End the run, with the counts of what its journaled steps applied."""
+        counts = ", ".join(f"{column} = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id "
+                           f"AND {test})" for column, test in RUN_COUNTS.items())
+        self._execute(f"UPDATE dream_runs SET status = ?, finished_at = ?, {counts} WHERE run_id = ?",
                       (status, self.now, run_id))
+
+    def journal_undone(self, run_id: str) -> bool:
+        """Mark a finished run undone; False if it was not finished or already undone."""
+        return self._execute("UPDATE dream_runs SET undone_at = ? WHERE run_id = ? AND status = 'done' "
+                             "AND undone_at IS NULL", (self.now, run_id)).rowcount == 1
+
+
+def _entry(row: tuple) -> HistoryEntry:
+    seq, memory_id, event, actor, at, before, after = row
+    return HistoryEntry(seq, memory_id, event, actor, at,
+                        json.loads(before) if before else None, json.loads(after) if after else None)
 
 
 def _with_version(memory: Memory) -> dict:
