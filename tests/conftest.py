@@ -39,6 +39,22 @@ ENTRY_POINTS = {
 NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "start_early(start): call start() once the session has collected this "
+                                       "test, so slow work it waits for runs alongside the tests before it")
+
+
+def pytest_collection_finish(session):
+    """Start the slow, self-contained work of the collected tests marked `start_early` (the
+    launcher's real pip install, test_plugin_files.py): it then overlaps the rest of the run."""
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        marker = item.get_closest_marker("start_early")
+        if marker is not None:
+            marker.args[0]()
+
+
 @pytest.fixture(autouse=True)
 def mem0_home(tmp_path, monkeypatch) -> Path:
     """Point MEM0_HOME (and the dream lock) at a temp dir; fix the identity for every test."""
