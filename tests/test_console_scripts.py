@@ -6,6 +6,7 @@ store handling agree with the in-process runs.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 
 import pytest
@@ -23,6 +24,9 @@ def test_every_script_starts_and_shows_its_usage(name):
 
 
 def test_entry_points_are_the_mains_of_the_commands():
+    """run_cli's table is the installed one (pyproject.toml [project.scripts])."""
+    installed = importlib.metadata.distribution("mem0-dream-plugin").entry_points
+    assert {ep.name: ep.value for ep in installed if ep.group == "console_scripts"} == ENTRY_POINTS
     for name in ENTRY_POINTS:
         assert callable(entry_point(name)), name
 
