@@ -1,11 +1,23 @@
-"""Shared fixtures: no test touches a real home, and commands run as installed."""
+"""Shared fixtures: no test touches a real home, and commands run as installed.
+
+`run_cli` runs a command's `main(argv)` in this process (fast: no interpreter start, no
+imports per call) with its own stdin, stdout, stderr, environment and working directory;
+`run_process` runs the installed console script as a real subprocess, for the tests whose
+point is a separate process (one smoke test per command, kills, locks, concurrency).
+"""
 
 from __future__ import annotations
 
+import importlib
+import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import traceback
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -14,6 +26,33 @@ BIN = Path(sys.executable).parent
 # Lexical unless a test asks for the embedder (tests of meaning delete it: see semantic_home in
 # test_embeddings.py); set here too so module-scoped fixtures see it before any test's own setup.
 os.environ["MEM0_EMBEDDER"] = "none"
+
+# pyproject.toml [project.scripts]: the console scripts and their entry points
+ENTRY_POINTS = {
+    "mem0-mcp-server": "mem0_plugin.server:main",
+    "mem0-dream": "mem0_plugin.cli.dream_cli:main",
+    "mem0-health": "mem0_plugin.cli.health_cli:main",
+    "mem0-forget": "mem0_plugin.cli.forget_cli:main",
+    "mem0-memories": "mem0_plugin.cli.memories_cli:main",
+}
+# Only a separate process survives these: MEM0_DREAM_CRASH_AFTER ends the process with os._exit.
+NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "start_early(start): call start() once the session has collected this "
+                                       "test, so slow work it waits for runs alongside the tests before it")
+
+
+def pytest_collection_finish(session):
+    """Start the slow, self-contained work of the collected tests marked `start_early` (the
+    launcher's real pip install, test_plugin_files.py): it then overlaps the rest of the run."""
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        marker = item.get_closest_marker("start_early")
+        if marker is not None:
+            marker.args[0]()
 
 
 @pytest.fixture(autouse=True)
@@ -42,14 +81,150 @@ def command_path(name: str) -> str:
     return found
 
 
+def entry_point(name: str):
+    """The `main(argv)` a console script calls (pyproject.toml [project.scripts])."""
+    module, _, function = ENTRY_POINTS[name].partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def run_process(name: str, *args: str, input: str | None = None, env: dict | None = None,
+                cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The installed console script as a subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([command_path(name), *args], input=input, capture_output=True, text=True,
+                          env=full_env, cwd=cwd, timeout=timeout)
+
+
+@contextmanager
+def process_state(env: dict | None = None, cwd: str | None = None):
+    """What a fresh process of the command would have: the environment with `env` on top, the
+    working directory `cwd`, and none of the once-per-process notices already given. Restored after."""
+    from mem0_plugin import semantic
+
+    saved_env, saved_cwd, saved_warned = dict(os.environ), os.getcwd(), set(semantic._warned)
+    semantic._warned.clear()
+    try:
+        os.environ.update({key: str(value) for key, value in (env or {}).items()})
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        semantic._warned.clear()
+        semantic._warned.update(saved_warned)
+
+
+def _text_stream(data: bytes = b"", *, errors: str = "strict") -> io.TextIOWrapper:
+    """A UTF-8 text stream over bytes, like a pipe's: it has `.buffer` and is not a terminal."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors=errors, write_through=True)
+
+
+def _as_piped_text(stream: io.TextIOWrapper) -> str:
+    """What `subprocess.run(..., text=True)` would have read: decoded, universal newlines."""
+    stream.flush()
+    text = stream.buffer.getvalue().decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@contextmanager
+def time_limit(name: str, args: tuple, timeout: float | None):
+    """subprocess.TimeoutExpired after `timeout` seconds, as subprocess.run would raise: a hang
+    fails its test instead of the whole run (SIGALRM interrupts a blocking open or read)."""
+    if not timeout or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise subprocess.TimeoutExpired([command_path(name), *args], timeout)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _exit_code(exc: SystemExit, stderr) -> int:
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    print(exc.code, file=stderr)
+    return 1
+
+
+def run_in_process(name: str, *args: str, input: str | None = None, env: dict | None = None,
+                   cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    """`main(argv)` of the command with the stdin, stdout, stderr, environment and working
+    directory of a subprocess, and the result a subprocess would give."""
+    if any(key in (env or {}) for key in NEEDS_A_PROCESS):
+        return run_process(name, *args, input=input, env=env, cwd=cwd, timeout=timeout)
+    main = entry_point(name)
+    stdin = _text_stream((input or "").encode("utf-8"))
+    stdout, stderr = _text_stream(), _text_stream(errors="backslashreplace")
+    saved = sys.stdin, sys.stdout, sys.stderr, sys.argv
+    with process_state(env, cwd), time_limit(name, args, timeout):
+        sys.stdin, sys.stdout, sys.stderr, sys.argv = stdin, stdout, stderr, [command_path(name), *args]
+        try:
+            returncode = main(list(args))
+        except SystemExit as exc:
+            returncode = _exit_code(exc, stderr)
+        except subprocess.TimeoutExpired:
+            raise
+        except BaseException:  # what the interpreter does with an uncaught exception
+            traceback.print_exc(file=stderr)
+            returncode = 1
+        finally:
+            sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+    returncode = 0 if returncode is None else returncode
+    return subprocess.CompletedProcess([command_path(name), *args], returncode,
+                                       _as_piped_text(stdout), _as_piped_text(stderr))
+
+
 @pytest.fixture
 def run_cli():
-    """Run an installed command as a subprocess: run_cli("mem0-memories", "list", input=...)."""
+    """Run a command: run_cli("mem0-memories", "list", input=...) → a CompletedProcess.
 
-    def run(name: str, *args: str, input: str | None = None, env: dict | None = None,
-            cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-        full_env = {**os.environ, **(env or {})}
-        return subprocess.run([command_path(name), *args], input=input, capture_output=True, text=True,
-                              env=full_env, cwd=cwd, timeout=timeout)
+    In this process through the command's `main(argv)`; `subprocess=True` runs the installed
+    console script instead (the smoke tests of each command, and whatever needs a real process)."""
+
+    def run(name: str, *args: str, subprocess: bool = False, **options) -> "subprocess.CompletedProcess":
+        return (run_process if subprocess else run_in_process)(name, *args, **options)
 
     return run
+
+
+@asynccontextmanager
+async def mcp_session(*args: str, env: dict | None = None):
+    """A `ClientSession` with the MCP server of `mem0-mcp-server *args`, connected in memory
+    (the SDK's InMemoryTransport) instead of over a subprocess's stdio; the environment and
+    identity are those the server process would have."""
+    from mcp.client._memory import InMemoryTransport
+    from mcp.client.session import ClientSession
+
+    from mem0_plugin import server
+
+    with process_state(env):
+        options = server.parse_args(list(args))
+        identity = server.resolve_identity(user_id=options.user_id, project_id=options.project_id,
+                                           store=options.store, cwd=options.cwd)
+        resources = server.Resources(identity)
+        try:
+            async with InMemoryTransport(server.build_server(resources)) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    yield session
+        finally:
+            close_resources(resources)
+
+
+def close_resources(resources) -> None:
+    """What the end of the server process does: background embedding finished, the store closed."""
+    if resources._semantic is not None:
+        resources._semantic.drain()
+    if resources._store is not None:
+        resources._store.close()

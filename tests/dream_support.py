@@ -1,7 +1,8 @@
 """Shared helpers of the end-to-end dream tests (test_dream_cli.py, test_dream_apply.py).
 
-Every dream run goes through the installed `mem0-dream` command with the clock fixed by
-the hidden `--now`, from a project directory that is a git repository on branch
+Every dream run goes through the `mem0-dream` command (its `main(argv)` through `run_cli`,
+or the installed script where a real process is the point) with the clock fixed by the
+hidden `--now`, from a project directory that is a git repository on branch
 `feature/dream` (so the branch dream writes into metadata is known).
 """
 

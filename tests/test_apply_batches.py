@@ -10,7 +10,6 @@ connection really runs (sqlite3's trace callback), not simulated.
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import command_path
+from conftest import run_in_process, run_process
 from mem0_plugin.dream.apply import BATCH_STEPS, apply_plan
 from mem0_plugin.dream.plan import MergeAction, Plan, PruneAction, plan_to_json
 from mem0_plugin.identity import Identity
@@ -177,12 +176,12 @@ def test_a_large_plan_applies_across_several_batches(tmp_path):
 
 
 def dream(home: Path, *args: str, crash_after: int | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
-    env.pop("MEM0_DREAM_CRASH_AFTER", None)
+    """mem0-dream on `home`: killed in a process of its own; the run that recovers in this one."""
+    env = {"MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
     if crash_after is not None:
         env["MEM0_DREAM_CRASH_AFTER"] = str(crash_after)
-    return subprocess.run([command_path("mem0-dream"), *args], capture_output=True, text=True, env=env,
-                          cwd=home, timeout=120)
+        return run_process("mem0-dream", *args, env=env, cwd=str(home), timeout=120)
+    return run_in_process("mem0-dream", *args, env=env, cwd=str(home), timeout=120)
 
 
 @pytest.mark.parametrize("crash_after", [37, 230])

@@ -32,14 +32,16 @@ HOST = socket.gethostname()
 RACERS = 10
 ROUNDS = 3
 
-# A racer waits for a shared start time, tries the lock once, prints the outcome and,
-# if it won, holds the lock until the test closes its stdin (so no later starter can
-# win after it legitimately released).
+# A racer says it is ready, is given a shared start time (once every racer is ready), waits
+# for it, tries the lock once, prints the outcome and, if it won, holds the lock until the
+# test closes its stdin (so no later starter can win after it legitimately released).
 RACE_SCRIPT = r"""
 import sys, time
 from mem0_plugin.dream.autolock import auto_lock
 from mem0_plugin.errors import LockBusyError
-path, start_at = sys.argv[1], float(sys.argv[2])
+path = sys.argv[1]
+print("ready", flush=True)
+start_at = float(sys.stdin.readline())
 while time.time() < start_at - 0.02:
     time.sleep(0.005)
 while time.time() < start_at:
@@ -78,10 +80,9 @@ def dead_pid() -> int:
 
 
 def race(path: Path, count: int = RACERS) -> list[str]:
-    start_at = time.time() + 1.0
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", RACE_SCRIPT, str(path), repr(start_at)],
+            [sys.executable, "-c", RACE_SCRIPT, str(path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -90,7 +91,13 @@ def race(path: Path, count: int = RACERS) -> list[str]:
         for _ in range(count)
     ]
     try:
-        outcomes = [proc.stdout.readline().strip() for proc in procs]
+        ready = [proc.stdout.readline().strip() for proc in procs]
+        start_at = time.time() + 0.1  # every racer is waiting: they all try at this instant
+        for proc in procs:
+            proc.stdin.write(f"{start_at!r}\n")
+            proc.stdin.flush()
+        outcomes = [proc.stdout.readline().strip() if started == "ready" else started
+                    for proc, started in zip(procs, ready)]
     finally:
         for proc in procs:
             proc.stdin.close()

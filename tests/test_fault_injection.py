@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import command_path
+from conftest import run_in_process, run_process
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 from reliability_checks import (check_history_chain, check_merges, check_pointers, dream_made, history_by_id,
@@ -208,12 +208,13 @@ def apply_args(plan_file: Path) -> list[str]:
 
 def dream(home: Path, *args: str, crash_after: int | None = None, input: str | None = None,
           cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
-    env.pop("MEM0_DREAM_CRASH_AFTER", None)
+    """mem0-dream on `home`: killed by MEM0_DREAM_CRASH_AFTER in a process of its own; the runs that
+    recover (a later process in real life) run in this one."""
+    env = {"MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
     if crash_after is not None:
         env["MEM0_DREAM_CRASH_AFTER"] = str(crash_after)
-    return subprocess.run([command_path("mem0-dream"), *args], input=input, capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+        return run_process("mem0-dream", *args, input=input, env=env, cwd=cwd, timeout=120)
+    return run_in_process("mem0-dream", *args, input=input, env=env, cwd=cwd, timeout=120)
 
 
 # ------------------------------------------------------------------ the tests

@@ -21,7 +21,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import command_path
+from conftest import command_path, mcp_session
 from mem0_plugin.records import MAX_TEXT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,12 +150,9 @@ def test_ids_and_scopes_with_control_characters_are_refused_at_import(run_cli, t
 
 def test_mcp_add_memory_refuses_scopes_with_control_characters():
     async def main():
-        params = StdioServerParameters(command=command_path("mem0-mcp-server"), env=dict(os.environ))
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                result = await session.call_tool("add_memory", {"text": "fine", "agent_id": "\x1b]0;x\x07"})
-                assert result.is_error and "agent_id must be one line of printable text" in result.content[0].text
+        async with mcp_session() as session:
+            result = await session.call_tool("add_memory", {"text": "fine", "agent_id": "\x1b]0;x\x07"})
+            assert result.is_error and "agent_id must be one line of printable text" in result.content[0].text
 
     anyio.run(main)
 
@@ -176,6 +173,7 @@ def big_text(chars: int, seed: int = 1) -> str:
 
 
 def test_one_megabyte_texts_through_mcp_up_to_the_limit_and_a_clear_error_above():
+    """Over a real server process's stdio: the transport carries a 1 MB text both ways."""
     exact = big_text(MAX_TEXT_CHARS)
     assert len(exact) == MAX_TEXT_CHARS == 1_000_000
 

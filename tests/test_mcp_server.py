@@ -1,4 +1,6 @@
-"""The stdio MCP server (docs/mcp-tools.md), driven by the `mcp` package's own client over real pipes."""
+"""The MCP server (docs/mcp-tools.md), driven by the `mcp` package's own client: in memory (the SDK's
+InMemoryTransport) for the tools, over a real subprocess's stdio for the smoke tests (the six
+tools listed, nothing but protocol on stdout, the start-up errors)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import command_path
+from conftest import command_path, mcp_session
 
 TOOLS = {"add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory"}
 READS = {"search_memories", "get_memories", "get_memory"}
@@ -23,13 +25,9 @@ RECORD_KEYS = {"id", "memory", "user_id", "app_id", "agent_id", "run_id", "metad
 
 @asynccontextmanager
 async def server(*args: str, **env: str):
-    """A `mem0-mcp-server` subprocess on stdio, for the identity in the environment (+ overrides)."""
-    params = StdioServerParameters(command=command_path("mem0-mcp-server"), args=list(args),
-                                   env={**os.environ, **env})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
+    """The server of `mem0-mcp-server *args`, in memory, for the identity in the environment (+ overrides)."""
+    async with mcp_session(*args, env=env) as session:
+        yield session
 
 
 async def ok(session: ClientSession, tool: str, **arguments):
@@ -283,9 +281,8 @@ def test_server_start_imports_nothing_heavy():
     assert done.stdout.strip() == "[]"
 
 
-def test_server_with_a_bad_store_url_exits_with_one_line(tmp_path):
-    done = subprocess.run([command_path("mem0-mcp-server"), "--cwd", str(tmp_path / "missing")],
-                          capture_output=True, text=True, timeout=60, input="")
+def test_server_with_a_bad_store_url_exits_with_one_line(tmp_path, run_cli):
+    done = run_cli("mem0-mcp-server", "--cwd", str(tmp_path / "missing"), input="")
     assert done.returncode != 0
     assert done.stdout == ""
     assert done.stderr.strip().count("\n") == 0 and "not a directory" in done.stderr

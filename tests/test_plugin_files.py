@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -547,24 +548,79 @@ def pip_reaches_an_index() -> bool:
     return probe.returncode == 0
 
 
-def test_launcher_installs_once_and_runs_a_command(tmp_path):
+class FirstInstall:
+    """The launcher's real first install into an empty data dir, started on a background thread
+    as soon as the session has collected the test that checks it (`start_early`, conftest.py):
+    pip takes about a minute, mostly waiting on one core, while the rest of the suite runs.
+
+    Its own folder and environment, fixed when it starts (tests meanwhile change the process's
+    environment and working directory): MEM0_HOME in the folder, as mem0_home gives every test."""
+
+    started: "FirstInstall | None" = None
+
+    def __init__(self):
+        self.folder = Path(tempfile.mkdtemp(prefix="mem0-first-install-"))
+        self.data = self.folder / "data"
+        self.env = {**os.environ, "MEM0_HOME": str(self.folder / "mem0home"), "MEM0_USER_ID": "alice",
+                    "MEM0_PROJECT_ID": "acme-api", "MEM0_DREAM_LOCK": str(self.folder / "dream_auto.lock"),
+                    "MEM0_PLUGIN_USE_PATH": "", "CLAUDE_PLUGIN_DATA": "", "MEM0_PLUGIN_DATA": ""}
+        self.env.pop("MEM0_STORE", None)
+        self.root: Path | None = None
+        self.first: subprocess.CompletedProcess | None = None
+        self.reachable = False
+        self.failure: BaseException | None = None
+        self.thread = threading.Thread(target=self._install, name="first-install", daemon=True)
+
+    @classmethod
+    def start(cls) -> None:
+        if cls.started is None:
+            cls.started = cls()
+            cls.started.thread.start()
+
+    def _install(self) -> None:
+        try:
+            self.reachable = pip_reaches_an_index()
+            if not self.reachable:
+                return
+            # The plugin as an agent receives it: plain files, here a snapshot (which also keeps
+            # edits made to the working tree meanwhile from changing the source under the test).
+            self.root = launch.copy_source(ROOT, self.folder / "agent-cache")
+            (self.root / "scripts").mkdir()
+            (self.root / "scripts" / "launch.py").write_bytes(LAUNCHER.read_bytes())
+            # The MCP server's first start installs in a detached process (log: install.log) and
+            # keeps standard output for the server alone.
+            self.first = self.run("--data-dir", str(self.data), "mem0-mcp-server", "--help", timeout=900)
+        except BaseException as exc:  # reported by the test
+            self.failure = exc
+
+    def run(self, *args, timeout=120) -> subprocess.CompletedProcess:
+        assert self.root is not None
+        return subprocess.run([sys.executable, str(self.root / "scripts" / "launch.py"), *args], capture_output=True,
+                              text=True, env=self.env, cwd=self.folder, timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def finished(self) -> "FirstInstall":
+        self.thread.join(timeout=1000)
+        assert not self.thread.is_alive(), "the first install did not finish"
+        if self.failure is not None:
+            raise self.failure
+        return self
+
+
+@pytest.mark.start_early.with_args(FirstInstall.start)
+def test_launcher_installs_once_and_runs_a_command():
     """A first start into an empty data dir: pip install, then the commands run from the venv."""
-    if not pip_reaches_an_index():
-        pytest.skip("pip cannot reach a package index; the first install needs one")
-    # The plugin as an agent receives it: plain files, here a snapshot (which also keeps
-    # edits made to the working tree meanwhile from changing the source under the test).
-    root = launch.copy_source(ROOT, tmp_path / "agent-cache")
-    (root / "scripts").mkdir()
-    (root / "scripts" / "launch.py").write_bytes(LAUNCHER.read_bytes())
-    data = tmp_path / "data"
-    env = {"MEM0_PLUGIN_USE_PATH": "", "CLAUDE_PLUGIN_DATA": "", "MEM0_PLUGIN_DATA": ""}
+    FirstInstall.start()  # (already started at collection unless the session could not)
+    install = FirstInstall.started.finished()
+    try:
+        if not install.reachable:
+            pytest.skip("pip cannot reach a package index; the first install needs one")
+        check_first_install(install)
+    finally:
+        shutil.rmtree(install.folder, ignore_errors=True)
 
-    def run(*args, timeout=120):
-        return run_launcher(*args, env=env, cwd=tmp_path, timeout=timeout, launcher=root / "scripts" / "launch.py")
 
-    # The MCP server's first start installs in a detached process (log: install.log) and
-    # keeps standard output for the server alone.
-    first = run("--data-dir", str(data), "mem0-mcp-server", "--help", timeout=900)
+def check_first_install(install: FirstInstall) -> None:
+    root, data, first = install.root, install.data, install.first
     assert first.returncode == 0, first.stderr[-3000:]
     assert first.stdout.startswith("usage: mem0-mcp-server"), first.stdout[:500]
     assert "is ready" in (data / "install.log").read_text(encoding="utf-8")
@@ -572,14 +628,14 @@ def test_launcher_installs_once_and_runs_a_command(tmp_path):
     assert launch.read_json(stamp)["version"] == launch.read_plugin_version(root)
     installed_at = stamp.stat().st_mtime
 
-    shown = run("--data-dir", str(data), "mem0-memories", "--help")
+    shown = install.run("--data-dir", str(data), "mem0-memories", "--help")
     assert shown.returncode == 0, shown.stderr[-3000:]
     assert "usage" in shown.stdout.lower() and "mem0-memories" in shown.stdout
     assert "[mem0-plugin]" not in shown.stderr  # nothing to install the second time
 
-    setup = run("--data-dir", str(data), "--setup")
+    setup = install.run("--data-dir", str(data), "--setup")
     assert setup.returncode == 0 and setup.stdout == "" and setup.stderr == ""
     assert stamp.stat().st_mtime == installed_at
 
-    where = run("--data-dir", str(data), "--print-venv")
+    where = install.run("--data-dir", str(data), "--print-venv")
     assert where.returncode == 0 and Path(where.stdout.strip()) == data / "venv"

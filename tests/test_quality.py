@@ -11,6 +11,7 @@ import pytest
 
 import labelled
 from mem0_plugin.semantic import Semantic
+from mem0_plugin.store import open_store
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +49,8 @@ def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
     monkeypatch.delenv("MEM0_EMBEDDER")
     data, url, folder = labelled_store
     semantic = Semantic.from_home(folder)
+    with open_store(url) as store:  # embed the set once: dream and search then read the stored vectors
+        semantic.backfill(store, labelled.USER)
     scores = labelled.score_search(data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic))
     with capsys.disabled():
         print("\n" + labelled.describe(scores, f"hybrid ({semantic.model_id})"))

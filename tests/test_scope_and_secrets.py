@@ -6,15 +6,12 @@ filter or by search — nor another project's unless asked; credentials are flag
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timedelta, timezone
 
 import anyio
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import command_path
+from conftest import mcp_session
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 
@@ -62,54 +59,50 @@ def alice_state(db) -> dict:
 
 def test_an_mcp_server_for_bob_never_reaches_alices_memories(shared_store):
     before = alice_state(shared_store)
-    env = {**os.environ, "MEM0_USER_ID": "bob"}
 
     async def main():
-        params = StdioServerParameters(command=command_path("mem0-mcp-server"), env=env)
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
+        async with mcp_session(env={"MEM0_USER_ID": "bob"}) as session:
 
-                async def answer(tool, **arguments):
-                    result = await session.call_tool(tool, arguments)
-                    return result.is_error, (result.content[0].text if result.is_error else result.structured_content)
+            async def answer(tool, **arguments):
+                result = await session.call_tool(tool, arguments)
+                return result.is_error, (result.content[0].text if result.is_error else result.structured_content)
 
-                for memory_id in before:  # by id, whatever its state or project
-                    for tool, arguments in (("get_memory", {"memory_id": memory_id}), ("get_memory", {"id": memory_id}),
-                                            ("update_memory", {"memory_id": memory_id, "text": "bob was here"}),
-                                            ("update_memory", {"id": memory_id, "metadata": {"pinned": True}}),
-                                            ("delete_memory", {"memory_id": memory_id}),
-                                            ("delete_memory", {"id": memory_id})):
-                        error, text = await answer(tool, **arguments)
-                        assert error and "not found" in text, (tool, memory_id, text)
+            for memory_id in before:  # by id, whatever its state or project
+                for tool, arguments in (("get_memory", {"memory_id": memory_id}), ("get_memory", {"id": memory_id}),
+                                        ("update_memory", {"memory_id": memory_id, "text": "bob was here"}),
+                                        ("update_memory", {"id": memory_id, "metadata": {"pinned": True}}),
+                                        ("delete_memory", {"memory_id": memory_id}),
+                                        ("delete_memory", {"id": memory_id})):
+                    error, text = await answer(tool, **arguments)
+                    assert error and "not found" in text, (tool, memory_id, text)
 
-                for filters in ({"user_id": "alice"}, {"user_id": {"in": ["bob", "alice"]}},
-                                {"user_id": {"nin": ["alice"]}}, {"OR": [{"user_id": "bob"}, {"user_id": "alice"}]},
-                                {"NOT": [{"user_id": "alice"}]},
-                                {"AND": [{"app_id": "*"}, {"user_id": {"eq": "alice"}}]},
-                                '{"user_id": "alice"}'):
-                    for tool, extra in (("get_memories", {}), ("search_memories", {"query": ALICE_TEXT})):
-                        error, text = await answer(tool, filters=filters, **extra)
-                        assert error and "another user" in text, (filters, text)
+            for filters in ({"user_id": "alice"}, {"user_id": {"in": ["bob", "alice"]}},
+                            {"user_id": {"nin": ["alice"]}}, {"OR": [{"user_id": "bob"}, {"user_id": "alice"}]},
+                            {"NOT": [{"user_id": "alice"}]},
+                            {"AND": [{"app_id": "*"}, {"user_id": {"eq": "alice"}}]},
+                            '{"user_id": "alice"}'):
+                for tool, extra in (("get_memories", {}), ("search_memories", {"query": ALICE_TEXT})):
+                    error, text = await answer(tool, filters=filters, **extra)
+                    assert error and "another user" in text, (filters, text)
 
-                seen = set()
-                for filters in (None, {"app_id": "*"}, {"user_id": "*"}, {"user_id": "bob"},
-                                {"id": {"in": list(before)}}, {"NOT": [{"user_id": "bob"}]}, {"app_id": "acme-web"},
-                                {"user_id": {"ne": "bob"}},
-                                {"memory": {"icontains": "alice"}}, {"metadata": {"type": "*"}}):
-                    arguments = {} if filters is None else {"filters": filters}
-                    for tool, extra in (("get_memories", {"include_merged": True}),
-                                        ("search_memories", {"query": ALICE_TEXT, "include_merged": True})):
-                        error, result = await answer(tool, **arguments, **extra)
-                        assert not error, (filters, result)
-                        seen |= {(r["user_id"], r["id"]) for r in result["results"]}
-                assert seen <= {("bob", IDS["bob"])}
+            seen = set()
+            for filters in (None, {"app_id": "*"}, {"user_id": "*"}, {"user_id": "bob"},
+                            {"id": {"in": list(before)}}, {"NOT": [{"user_id": "bob"}]}, {"app_id": "acme-web"},
+                            {"user_id": {"ne": "bob"}},
+                            {"memory": {"icontains": "alice"}}, {"metadata": {"type": "*"}}):
+                arguments = {} if filters is None else {"filters": filters}
+                for tool, extra in (("get_memories", {"include_merged": True}),
+                                    ("search_memories", {"query": ALICE_TEXT, "include_merged": True})):
+                    error, result = await answer(tool, **arguments, **extra)
+                    assert not error, (filters, result)
+                    seen |= {(r["user_id"], r["id"]) for r in result["results"]}
+            assert seen <= {("bob", IDS["bob"])}
 
-                error, text = await answer("add_memory", text="x", user_id="alice")
-                assert error and "alice" in text
-                error, added = await answer("add_memory", text=ALICE_TEXT)  # alice's identical text is not bob's
-                assert not error and added["results"][0]["event"] == "ADD"
-                assert added["results"][0]["id"] not in before
+            error, text = await answer("add_memory", text="x", user_id="alice")
+            assert error and "alice" in text
+            error, added = await answer("add_memory", text=ALICE_TEXT)  # alice's identical text is not bob's
+            assert not error and added["results"][0]["event"] == "ADD"
+            assert added["results"][0]["id"] not in before
 
     anyio.run(main)
     assert alice_state(shared_store) == before

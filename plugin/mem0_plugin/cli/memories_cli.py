@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from .. import operations, transfer
 from ..errors import InvalidInputError
@@ -20,15 +21,18 @@ from .terminal import Terminal
 PROG = "mem0-memories"
 
 
-def _caller(args: argparse.Namespace, *, semantic: bool = False) -> operations.Caller:
-    """The caller; with `semantic`, the configured embedder too (only search and embed use it)."""
+@contextmanager
+def _caller(args: argparse.Namespace, *, semantic: bool = False) -> Iterator[operations.Caller]:
+    """The caller, its store closed when the command is done; with `semantic`, the configured
+    embedder too (only search and embed use it)."""
     identity = identity_from(args)
     embedder = None
     if semantic:
         from ..semantic import Semantic
 
         embedder = Semantic.from_home(identity.home)
-    return operations.Caller(open_store(identity.store_url), identity, actor="cli", semantic=embedder)
+    with open_store(identity.store_url) as store:
+        yield operations.Caller(store, identity, actor="cli", semantic=embedder)
 
 
 def _json_arg(text: str | None, name: str):
@@ -52,8 +56,9 @@ def cmd_add(args) -> int:
     metadata = _json_arg(args.metadata, "--metadata") or {}
     if args.type:
         metadata = {**metadata, "type": args.type}
-    answer = operations.add_memory(_caller(args), args.text, app_id=args.project_id, agent_id=args.agent_id,
-                                   run_id=args.run_id, metadata=metadata, infer=False, immutable=args.immutable)
+    with _caller(args) as caller:
+        answer = operations.add_memory(caller, args.text, app_id=args.project_id, agent_id=args.agent_id,
+                                       run_id=args.run_id, metadata=metadata, infer=False, immutable=args.immutable)
     result = answer["results"][0]
     if args.json:
         _print_json(answer)
@@ -65,8 +70,9 @@ def cmd_add(args) -> int:
 
 
 def cmd_list(args) -> int:
-    answer = operations.get_memories(_caller(args), _json_arg(args.filters, "--filters"), args.page,
-                                     args.page_size, args.latest_only, args.include_merged)
+    with _caller(args) as caller:
+        answer = operations.get_memories(caller, _json_arg(args.filters, "--filters"), args.page,
+                                         args.page_size, args.latest_only, args.include_merged)
     if args.json:
         _print_json(answer)
         return 0
@@ -78,13 +84,15 @@ def cmd_list(args) -> int:
 
 
 def cmd_get(args) -> int:
-    _print_json(operations.get_memory(_caller(args), args.id))
+    with _caller(args) as caller:
+        _print_json(operations.get_memory(caller, args.id))
     return 0
 
 
 def cmd_search(args) -> int:
-    answer = operations.search_memories(_caller(args, semantic=True), args.query, _json_arg(args.filters, "--filters"),
-                                        args.top_k, args.threshold, args.latest_only, args.include_merged)
+    with _caller(args, semantic=True) as caller:
+        answer = operations.search_memories(caller, args.query, _json_arg(args.filters, "--filters"),
+                                            args.top_k, args.threshold, args.latest_only, args.include_merged)
     if args.json:
         _print_json(answer)
         return 0
@@ -96,7 +104,8 @@ def cmd_search(args) -> int:
 
 
 def cmd_delete(args) -> int:
-    print(operations.delete_memory(_caller(args), args.id)["message"])
+    with _caller(args) as caller:
+        print(operations.delete_memory(caller, args.id)["message"])
     return 0
 
 
@@ -105,7 +114,8 @@ def cmd_import(args) -> int:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {args.file}: {exc}") from None
-    result = transfer.import_memories(_caller(args), text, skip_invalid=args.skip_invalid)
+    with _caller(args) as caller:
+        result = transfer.import_memories(caller, text, skip_invalid=args.skip_invalid)
     for problem in result.invalid:
         print(f"{PROG}: skipped {problem}", file=sys.stderr)
     print(result.summary())
@@ -113,7 +123,11 @@ def cmd_import(args) -> int:
 
 
 def cmd_export(args) -> int:
-    lines = transfer.export_lines(_caller(args), all_projects=args.all_projects)
+    with _caller(args) as caller:
+        return _write_export(args, transfer.export_lines(caller, all_projects=args.all_projects))
+
+
+def _write_export(args, lines: Iterator[str]) -> int:
     if args.output:
         target = Path(args.output)
         temp = target.with_name(target.name + ".partial")
@@ -132,8 +146,8 @@ def cmd_export(args) -> int:
 
 
 def cmd_history(args) -> int:
-    caller = _caller(args)
-    entries = caller.store.history(caller.user_id, args.id)
+    with _caller(args) as caller:
+        entries = caller.store.history(caller.user_id, args.id)
     if not entries:
         raise operations.NotFoundError(f"no history for memory {args.id}")
     if args.json:
@@ -149,15 +163,20 @@ def cmd_history(args) -> int:
 
 
 def cmd_restore(args) -> int:
-    memory: Memory = operations.restore_memory(_caller(args), args.id)
+    with _caller(args) as caller:
+        memory: Memory = operations.restore_memory(caller, args.id)
     print(f"Restored {memory.id} (active).")
     return 0
 
 
 def cmd_embed(args) -> int:
+    with _caller(args, semantic=True) as caller:
+        return _embed(args, caller)
+
+
+def _embed(args, caller: operations.Caller) -> int:
     from ..embeddings import EmbedderUnavailable
 
-    caller = _caller(args, semantic=True)
     semantic = caller.semantic
     assert semantic is not None
     semantic.quiet = True
