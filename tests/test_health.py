@@ -13,6 +13,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from mem0_plugin.quality import known_types, scan_quality
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
@@ -42,7 +44,7 @@ def ms_masked(text: str) -> str:
 
 
 def store_url(home: Path) -> str:
-    return f"sqlite://{home}/memories.sqlite3"
+    return f"sqlite:///{home}/memories.sqlite3"
 
 
 def health(run_cli, tmp_path, *args, **kw):
@@ -135,7 +137,7 @@ def test_unwritable_home_exact_output(run_cli, tmp_path):
         "3 checks failed.", "",
         "## Troubleshooting", "",
         f"- Store: {blocker} is not a directory, so {home} cannot be created. Set MEM0_HOME to a writable "
-        f"directory (or --store sqlite:///<path>), or move {blocker} aside.",
+        f"directory (or --store <file path>), or move {blocker} aside.",
         "- Search: fix the Store check first; this check needs an open store.",
         "- Write/Read: fix the Store check first; this check needs an open store.", ""])
 
@@ -175,9 +177,29 @@ def test_corrupt_database_deep_still_prints_memory_quality(run_cli, tmp_path, me
 def test_unsupported_store_url(run_cli, tmp_path):
     done = health(run_cli, tmp_path, "--store", "postgresql://db/mem0")
     assert done.returncode == 1
-    assert "FAIL  Store            store URL scheme 'postgresql' is not supported yet; use sqlite:///<path>\n" \
+    assert ("FAIL  Store            store URL scheme 'postgresql' is not supported yet (PostgreSQL stores come in "
+            "a later release); use sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path\n") \
         in done.stdout
-    assert "- Store: set --store or MEM0_STORE to a URL of the form sqlite:///<absolute path>" in done.stdout
+    assert "- Store: set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes)" in done.stdout
+
+
+@pytest.mark.parametrize("deep", [False, True])
+@pytest.mark.parametrize("where", ["no/such/dir/m.sqlite3", "m.sqlite3"])
+def test_an_explicit_store_that_does_not_exist_fails_and_is_not_created(run_cli, tmp_path, deep, where):
+    path = tmp_path / where
+    done = health(run_cli, tmp_path, "--store", f"sqlite:///{path}", *(["--deep"] if deep else []))
+    assert done.returncode == 1
+    detail = f"no store at {path}" if path.parent.is_dir() else f"the store's directory does not exist: {path.parent}"
+    assert f"FAIL  Store            {detail}\n" in done.stdout
+    assert "- Store: check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes" in done.stdout
+    assert not path.exists() and not (tmp_path / "no").exists()
+
+
+def test_a_bare_path_is_a_store(run_cli, tmp_path, mem0_home):
+    plant(run_cli, tmp_path, PLANTED[:2])
+    done = health(run_cli, tmp_path, "--store", str(mem0_home / "memories.sqlite3"))
+    assert done.returncode == 0, done.stdout
+    assert f"PASS  Store            {mem0_home / 'memories.sqlite3'} (2 memories)\n" in done.stdout
 
 
 def test_bad_cwd_fails_identity_but_runs_every_check(run_cli, tmp_path):

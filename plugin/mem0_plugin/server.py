@@ -19,10 +19,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from . import __version__, operations
-from .cli.common import Parser
+from .arguments import Parser
 from .errors import InvalidInputError, Mem0PluginError
 from .identity import Identity, resolve_identity
 from .store import SqliteStore, open_store
+from .store_url import check_directory
 
 log = logging.getLogger("mem0_plugin.server")
 
@@ -49,7 +50,7 @@ class Resources:
     def caller(self) -> operations.Caller:
         with self._opening:
             if self._store is None:
-                self._store = open_store(self.identity.store_url)
+                self._store = open_store(self.identity.store_location)
             if self._semantic is None:  # the embedder's model loads on the first search, not here
                 from .semantic import Semantic
 
@@ -180,7 +181,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = Parser(prog="mem0-mcp-server", description="The mem0 memory MCP server (stdio).")
     parser.add_argument("--user-id")
     parser.add_argument("--project-id")
-    parser.add_argument("--store", help="store URL (default sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument("--store", help="store URL or file path (default sqlite:///<MEM0_HOME>/memories.sqlite3)")
     parser.add_argument("--cwd", help="project directory (default: the current directory)")
     parser.add_argument("--debug", action="store_true")
     return parser.parse_args(argv)
@@ -193,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         identity = resolve_identity(user_id=args.user_id, project_id=args.project_id,
                                     store=args.store, cwd=args.cwd)
+        check_directory(identity.store_location)  # a bad --store fails now, not at the first tool call
     except Mem0PluginError as exc:
         print(f"mem0-mcp-server: {exc}", file=sys.stderr)
         return exc.exit_code or 1

@@ -68,7 +68,7 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
 
 def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
                          analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
@@ -84,7 +84,7 @@ def _semantic(identity: Identity):
 
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
                          analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
     if args.json:
@@ -158,7 +158,7 @@ def cmd_apply(args, identity: Identity) -> int:
     plan = _load_plan(args.apply, identity)
     resolutions = parse_resolutions(plan, args.resolve or [])
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         if not args.yes:
             if plan.is_empty:
@@ -181,7 +181,7 @@ def cmd_auto(args, identity: Identity) -> int:
 
 
 def _auto_run(args, identity: Identity) -> int:
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         prepared = prepare_plan(store, identity, _now(args), semantic=_semantic(identity), store_vectors=True)
         plan = prepared.plan

@@ -24,7 +24,6 @@ from ..quality import QualityReport, known_types, render_findings, render_summar
 from ..records import Memory
 from ..sanitize import inert_json
 from ..store import SqliteStore
-from ..store.sqlite_store import sqlite_path
 from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, identity_arguments, identity_from, run_command
 
@@ -73,7 +72,7 @@ def categories_of(identity: Identity) -> list[str]:
 
 def store_checks(identity: Identity, deep: bool, now: datetime) -> tuple[list[health.CheckResult], QualityReport | None]:
     """Store, Search and Write/Read, and (with `deep`) the quality report."""
-    probe, store = probes.open_store_probe(identity.store_url, readonly=deep)
+    probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
     reading, write = Reading(), (None, "")
     if store is not None:
         if deep:
@@ -132,7 +131,7 @@ def embedder_check(identity: Identity, store_ok: bool) -> health.CheckResult | N
     counts = None
     if store_ok:
         try:
-            with SqliteStore(sqlite_path(identity.store_url), readonly=True) as store:
+            with SqliteStore(identity.store_location.path, readonly=True) as store:
                 counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
         except Mem0PluginError:
             counts = None

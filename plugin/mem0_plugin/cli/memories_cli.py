@@ -27,7 +27,7 @@ def _caller(args: argparse.Namespace, *, semantic: bool = False) -> operations.C
         from ..semantic import Semantic
 
         embedder = Semantic.from_home(identity.home)
-    return operations.Caller(open_store(identity.store_url), identity, actor="cli", semantic=embedder)
+    return operations.Caller(open_store(identity.store_location), identity, actor="cli", semantic=embedder)
 
 
 def _json_arg(text: str | None, name: str):

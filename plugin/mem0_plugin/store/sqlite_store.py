@@ -19,9 +19,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
+from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .migrations import migrate
@@ -98,17 +99,6 @@ class HistoryEntry:
     after: dict | None
 
 
-def sqlite_path(url: str) -> Path:
-    """`sqlite:///abs/path` (or `sqlite:////abs/path`) → the file path."""
-    if not url.startswith("sqlite://"):
-        scheme = url.split(":", 1)[0] if ":" in url else url
-        raise ConfigError(f"store URL scheme {scheme!r} is not supported yet; use sqlite:///<path>")
-    path = url[len("sqlite://"):]
-    if not path or path == "/":
-        raise ConfigError(f"store URL has no file path: {url!r}")
-    return Path("/" + path.lstrip("/")) if path.startswith("/") else Path(path)
-
-
 def _is_locked(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -134,7 +124,7 @@ class SqliteStore:
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
-        self.url = f"sqlite://{self.path if self.path.is_absolute() else '/' + str(self.path)}"
+        self.url = sqlite_url(self.path)
         self._lock = threading.RLock()
         self._conn = self._connect()
         self._views = 0  # bumped whenever what this connection sees may change (see _view)
@@ -702,6 +692,9 @@ def _with_version(memory: Memory) -> dict:
     return {**memory.to_dict(), "version": memory.version}
 
 
-def open_store(url: str, *, readonly: bool = False) -> SqliteStore:
-    """The store named by a URL (SPEC §3); only `sqlite:///` exists today."""
-    return SqliteStore(sqlite_path(url), readonly=readonly)
+def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
+    """The store at `where` (a URL is explicit: `store_url`); only SQLite exists today. An explicit
+    store's directory must exist; the file is created on the first open (not read-only)."""
+    location = parse_store_url(where) if isinstance(where, str) else where
+    check_directory(location)
+    return SqliteStore(location.path, readonly=readonly)
