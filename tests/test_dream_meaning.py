@@ -10,7 +10,7 @@ import pytest
 
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
-from mem0_plugin.dream.features import analysed
+from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.meaning import relation
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic

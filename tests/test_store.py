@@ -606,3 +606,37 @@ def test_several_processes_write_at_once(tmp_path):
         assert store.count("alice") == 800
         texts = {m.memory for m in store.iter_scope("alice", "acme-api")}
     assert texts == {f"worker {w} memory {i}" for w in range(4) for i in range(200)}
+
+
+def test_a_listing_of_one_project_counts_the_same_however_it_is_asked(store, alice, bob, tmp_path):
+    """The store is told the project (`page(..., app_id=)`), never asked to recognise a filter's
+    SQL: every way of saying "this project" counts what count(*) counts."""
+    kept = [add(alice, f"acme fact number {i}", app_id="acme-api") for i in range(3)]
+    add(alice, "another project's fact", app_id="other")
+    add(bob, "bob's fact", app_id="acme-api")
+    retire(store, "alice", kept[0], SUPERSEDED, kept[1])
+    asked = [None, {"app_id": "acme-api"}, {"AND": [{"user_id": "alice"}, {"app_id": "acme-api"}]},
+             {"user_id": "alice", "app_id": "acme-api"}, {"app_id": {"eq": "acme-api"}},
+             {"AND": [{"app_id": "acme-api"}, {"created_at": {"gte": "2000-01-01"}}]}]
+    for filters in asked:
+        assert operations.get_memories(alice, filters, page_size=1)["count"] == 3, filters
+        assert operations.get_memories(alice, filters, page_size=1, latest_only=True)["count"] == 2, filters
+    assert store.page("alice", app_id="other").count == 1
+    assert store.page("alice").count == 4 and store.page("bob").count == 1
+    assert [m.id for m in store.page("alice", app_id="acme-api").results] == kept
+
+
+@pytest.mark.parametrize("filters, project", [
+    ({"app_id": "p"}, "p"),
+    ({"AND": [{"user_id": "alice"}, {"app_id": "p"}]}, "p"),
+    ({"AND": [{"AND": [{"app_id": "p"}]}, {"user_id": "alice"}]}, "p"),
+    ({"app_id": "*"}, None),
+    ({"app_id": {"eq": "p"}}, None),
+    ({"AND": [{"user_id": "bob"}, {"app_id": "p"}]}, None),
+    ({"AND": [{"app_id": "p"}, {"app_id": "q"}]}, None),
+    ({"OR": [{"app_id": "p"}]}, None),
+    ({"user_id": "alice"}, None),
+    ({"app_id": "p", "agent_id": "a"}, None),
+])
+def test_only_project_recognises_a_filter_by_its_meaning(filters, project):
+    assert operations.only_project(filters, "alice") == project

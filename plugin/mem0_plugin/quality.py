@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from .dream.analysis import analyse, takes_part
 from .dream.candidates import jaccard_value, similar_pairs
-from .dream.features import parse_created
+from .dream.analysed import parse_created
 from .dream.plan import ConflictAction
 from .health import plural
 from .records import ACTIVE, UNKNOWN_TYPE, Memory

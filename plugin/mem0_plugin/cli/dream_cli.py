@@ -21,7 +21,7 @@ from ..dream import report
 from ..dream.apply import ApplyOutcome, apply_plan, recover
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
-from ..dream.pipeline import make_plan, prepare_plan, store_new_readings
+from ..dream.pipeline import make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from .common import Parser, identity_arguments, identity_from, run_command
@@ -189,7 +189,7 @@ def _auto_run(args, identity: Identity) -> int:
             print(report.no_memories_message(identity.project_id))
             return 0
         outcome = apply_plan(store, identity, plan, {})
-        store_new_readings(store, prepared)  # so the next night need not read these texts again
+        store_new_features(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
         if plan.conflicts:

@@ -31,7 +31,7 @@ PROG = "mem0-health"
 
 
 @dataclass(frozen=True)
-class Reading:
+class StoreRead:
     """What one pass over an open store observed."""
 
     count: int | None = None
@@ -41,23 +41,23 @@ class Reading:
     error: str = ""
 
 
-def _read(store: SqliteStore, identity: Identity, *, deep: bool) -> Reading:
+def _read(store: SqliteStore, identity: Identity, *, deep: bool) -> StoreRead:
     try:
         count = probes.count_memories(store, identity)
         memories = tuple(store.iter_scope(identity.user_id, identity.project_id)) if deep else None
     except Mem0PluginError as exc:
-        return Reading(error=str(exc))
+        return StoreRead(error=str(exc))
     millis, search_error = probes.time_search(store, identity)
-    return Reading(count, millis, search_error, memories)
+    return StoreRead(count, millis, search_error, memories)
 
 
-def _read_deep(store: SqliteStore, identity: Identity) -> Reading:
+def _read_deep(store: SqliteStore, identity: Identity) -> StoreRead:
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
-        reading = _read(store, identity, deep=True)
+        observed = _read(store, identity, deep=True)
         valid = store.still_valid()
     if valid:
-        return reading
+        return observed
     with SqliteStore(store.path, readonly=True) as again:
         return _read(again, identity, deep=True)
 
@@ -73,23 +73,23 @@ def categories_of(identity: Identity) -> list[str]:
 def store_checks(identity: Identity, deep: bool, now: datetime) -> tuple[list[health.CheckResult], QualityReport | None]:
     """Store, Search and Write/Read, and (with `deep`) the quality report."""
     probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
-    reading, write = Reading(), (None, "")
+    observed, write = StoreRead(), (None, "")
     if store is not None:
         if deep:
-            reading = _read_deep(store, identity)
+            observed = _read_deep(store, identity)
         else:
             with store:
-                reading = _read(store, identity, deep=False)
-                write = probes.write_probe(store, identity) if not reading.error else write
-        probe = replace(probe, count=reading.count) if not reading.error else \
-            replace(probe, problem=probes.diagnose(probe.path, reading.error), error=reading.error)
+                observed = _read(store, identity, deep=False)
+                write = probes.write_probe(store, identity) if not observed.error else write
+        probe = replace(probe, count=observed.count) if not observed.error else \
+            replace(probe, problem=probes.diagnose(probe.path, observed.error), error=observed.error)
     results = [health.store_check(probe),
-               health.search_check(probe, reading.millis, reading.search_error),
+               health.search_check(probe, observed.millis, observed.search_error),
                health.write_check(probe, skipped=deep, problem=write[0], error=write[1])]
     quality = None
     if deep and probe.problem is None:
         policy, source = step1_retention(identity.cwd)
-        quality = scan_quality(reading.memories or (), known_types(categories_of(identity)), now,
+        quality = scan_quality(observed.memories or (), known_types(categories_of(identity)), now,
                                user_id=identity.user_id, project_id=identity.project_id,
                                policy=policy, policy_source=source)
     return results, quality
