@@ -23,7 +23,7 @@ NOW = "2026-06-01T00:00:00Z"
 PLANTED = [
     ("00000000-0000-4000-8000-000000000001", "Run the test suite with pytest before every commit",
      {"type": "convention"}, "2026-05-01T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000002", "Run the test suite with pytest before each commit",
+    ("00000000-0000-4000-8000-000000000002", "Always run the test suite with pytest before every commit",
      {"type": "convention"}, "2026-05-02T10:00:00Z"),
     ("00000000-0000-4000-8000-000000000003", "Working on the login refactor in src/auth/login.py",
      {"type": "session_state"}, "2026-01-10T10:00:00Z"),
@@ -330,8 +330,8 @@ def test_deep_finds_planted_problems_and_writes_nothing(run_cli, tmp_path, mem0_
         "## Quality scan", "",
         "Scanned 9 memories of project acme-api.", "",
         "Duplicates (1):",
-        f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% overlap: "
-        '"Run the test suite with pytest before every commit" / "Run the test suite with pytest before each commit"',
+        f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% similar: "
+        '"Run the test suite with pytest before every commit" / "Always run the test suite with pytest before every commit"',
         "",
         "Stale (2):",
         f'  {ID.format(3)} — session_state, 141d old: "Working on the login refactor in src/auth/login.py"',
@@ -436,18 +436,54 @@ def test_scan_vocabulary_covers_plugin_types_and_coding_categories():
     assert len(vocabulary) == 13 + 17
 
 
-def test_scan_stale_boundaries_and_skipped_memories():
+def test_scan_stale_is_what_dream_prunes():
     now = datetime(2026, 6, 1, tzinfo=timezone.utc)
     memories = [
         memory("a", "kept session notes", "2026-03-03T00:00:00+00:00", type="session_state"),     # 90 days
         memory("b", "old session notes", "2026-03-02T00:00:00+00:00", type="session_state"),      # 91 days
-        memory("c", "vague guess", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # 30 days
+        memory("c", "vague guess", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # nothing specific
         memory("d", "pinned old notes", "2025-01-01T00:00:00+00:00", type="compact_summary", pinned=True),
+        memory("e", "port 8080 maybe", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # specific
     ]
     report = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api")
-    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("b", 91, "retention")]
-    assert [c.id for c in report.low_confidence] == ["c"]
-    assert report.counts == {"duplicates": 0, "stale": 1, "contradictions": 0, "orphans": 0}
+    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("c", 30, "low_confidence"),
+                                                                      ("b", 91, "retention")]
+    assert [c.id for c in report.low_confidence] == ["c", "e"]
+    assert report.counts == {"duplicates": 0, "stale": 2, "contradictions": 0, "orphans": 0}
+    kept_longer = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api",
+                               policy={"session_state": 120})  # mem0.md's retention, as dream reads it
+    assert [s.id for s in kept_longer.stale] == ["c"]
+
+
+def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(run_cli, tmp_path, mem0_home):
+    """One analysis: --deep's counts are `mem0-dream --plan`'s, over the memories the Store line counts
+    (a merged memory is history, not scanned; a pair dream leaves alone is no duplicate)."""
+    plant(run_cli, tmp_path, PLANTED + [
+        ("00000000-0000-4000-8000-000000000010", "Run the linters with ruff before each push",
+         {"type": "convention"}, "2026-05-06T10:00:00Z"),
+        ("00000000-0000-4000-8000-000000000011", "Run the linters with ruff before every push",
+         {"type": "convention"}, "2026-05-07T10:00:00Z")])  # overlap above 60%, but each ≠ every: not merged
+
+    def deep_and_plan():
+        done = health(run_cli, tmp_path, "--deep", "--json", "--now", NOW)
+        report = json.loads(done.stdout)
+        store = next(c for c in report["checks"] if c["name"] == "Store")["detail"]
+        plan = run_cli("mem0-dream", "--plan", "--now", NOW, cwd=str(tmp_path))
+        assert plan.returncode == 0, plan.stderr
+        proposed = re.search(r"Proposed: (\d+) merges?, (\d+) prunes?, (\d+) conflicts?\.", plan.stdout)
+        return report["quality"], store, tuple(map(int, proposed.groups()))
+
+    quality, store, proposed = deep_and_plan()
+    counts = quality["counts"]
+    assert (counts["duplicates"], counts["stale"], counts["contradictions"]) == proposed == (1, 2, 1)
+    assert store.endswith(f"({quality['scanned']} memories)") and quality["scanned"] == 11
+
+    applied = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(tmp_path))
+    assert applied.returncode == 0, applied.stderr
+    quality, store, proposed = deep_and_plan()
+    counts = quality["counts"]
+    assert (counts["duplicates"], counts["stale"], counts["contradictions"]) == proposed
+    assert store.endswith(f"({quality['scanned']} memories)"), (store, quality["scanned"])
 
 
 def test_snapshot_notices_a_writer_that_appears_while_reading(tmp_path):
