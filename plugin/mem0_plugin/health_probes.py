@@ -128,7 +128,8 @@ class SnapshotStore(SqliteStore):
         return not self.immutable or file_state(self.path) == self.opened_state
 
 
-def open_store_probe(url: str, *, readonly: bool, explicit: bool = True) -> tuple[health.StoreProbe, SqliteStore | None]:
+def open_store_probe(url: str, *, readonly: bool,
+                     explicit: bool = True) -> tuple[health.StoreProbe, SqliteStore | None]:
     """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
     store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here."""
     try:
@@ -137,7 +138,8 @@ def open_store_probe(url: str, *, readonly: bool, explicit: bool = True) -> tupl
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
     blocker = _nearest_existing(path.parent)
     if explicit and not path.exists():
-        where = f"no store at {path}" if path.parent.is_dir() else f"the store's directory does not exist: {path.parent}"
+        where = (f"no store at {path}" if path.parent.is_dir()
+                 else f"the store's directory does not exist: {path.parent}")
         return health.StoreProbe(url, path, problem=health.NO_STORE, error=where, blocker=blocker), None
     if readonly and not path.exists():
         if can_create_in(path.parent):

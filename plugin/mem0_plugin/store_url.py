@@ -35,10 +35,6 @@ class StoreLocation:
     path: Path
     explicit: bool = True  # named by --store / MEM0_STORE (its directory must exist)
 
-    @property
-    def canonical_url(self) -> str:
-        return sqlite_url(self.path)
-
 
 def sqlite_url(path: Path) -> str:
     """The URL of an SQLite file: ``sqlite:///`` + its absolute path (so four slashes)."""
@@ -80,8 +76,15 @@ def check_directory(location: StoreLocation) -> None:
     folder = location.path.parent
     if not location.explicit or folder.is_dir():
         return
-    hint = ""
-    if not location.url.startswith("sqlite:////") and location.url.startswith("sqlite:///") \
-            and Path("/" + location.url[len("sqlite:///"):]).parent.is_dir():
-        hint = f" (sqlite:/// + a path is relative; for an absolute path use four slashes: sqlite:///{location.url[len('sqlite://'):]})"
-    raise ConfigError(f"the store's directory does not exist: {folder}{hint}; create it, or fix --store / MEM0_STORE")
+    raise ConfigError(f"the store's directory does not exist: {folder}{_slashes_hint(location.url)}; "
+                      "create it, or fix --store / MEM0_STORE")
+
+
+def _slashes_hint(url: str) -> str:
+    """For `sqlite:///home/...` whose absolute reading would exist: the four-slash spelling."""
+    if not url.startswith("sqlite:///") or url.startswith("sqlite:////"):
+        return ""
+    absolute = url[len("sqlite://"):]  # "/home/..."
+    if not Path(absolute).parent.is_dir():
+        return ""
+    return f" (sqlite:/// + a path is relative; for an absolute path use four slashes: sqlite:///{absolute})"
