@@ -11,8 +11,8 @@ import pytest
 
 from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.candidates import similar_pairs
-from mem0_plugin.dream.features import text_features
-from mem0_plugin.dream.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
+from mem0_plugin.features import text_features
+from mem0_plugin.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
 from mem0_plugin.dream.merging import MAX_VARIANTS, mergeable
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, PruneAction, plan_to_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy

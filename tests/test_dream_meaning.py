@@ -10,7 +10,7 @@ import pytest
 
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
-from mem0_plugin.dream.features import analysed
+from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.meaning import relation
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
@@ -137,6 +137,33 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     assert capsys.readouterr().out.strip() == "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=1"
     embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
     assert embedded >= 4 and total >= 5  # the sources, the merged memory and the reminder exist
+
+
+def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
+    from mem0_plugin.cli import health_cli
+
+    _add("All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
+         "decision", "2026-05-01T10:00:00+00:00")
+    _add("Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
+         "decision", "2026-10-01T10:00:00+00:00")
+    _add("Local Postgres from docker-compose listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
+    _add("Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+         "environmental", "2026-11-01T10:00:00+00:00")
+    capsys.readouterr()
+    def data() -> dict[str, bytes]:  # the -shm is SQLite's shared-memory index, which readers touch too
+        return {p.name: p.read_bytes() for p in sorted(semantic_env.iterdir()) if not p.name.endswith("-shm")}
+
+    before = data()
+    health_cli.main(["--deep", "--json", "--now", "2026-11-30T00:00:00+00:00"])
+    quality = json.loads(capsys.readouterr().out)["quality"]
+    assert data() == before  # the vectors it made were not stored
+    with open_store(f"sqlite:///{semantic_env}/memories.sqlite3") as store:
+        assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)
+    assert quality["counts"]["duplicates"] == 1 and quality["counts"]["contradictions"] == 1
+    assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [d["ids"] for d in quality["duplicates"]] == [m["ids"] for m in plan["merges"]]
+    assert [c["ids"] for c in quality["contradictions"]] == [c["ids"] for c in plan["conflicts"]]
 
 
 def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env, capsys, monkeypatch):

@@ -170,6 +170,7 @@ def _insert_run(run_id: str, started_at: str, *, app_id: str = "acme-api", mode:
 
 
 def test_run_ids_unknown_ambiguous_too_short_or_of_another_project_are_refused(dream):
+    store_file().parent.mkdir(parents=True, exist_ok=True)  # an explicit store needs its directory
     open_store(store_url()).close()  # create the store
     first, second = "abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"
     _insert_run(first, "2026-11-01T03:17:00+00:00", mode="apply")

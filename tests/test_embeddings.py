@@ -32,7 +32,7 @@ def semantic_home(mem0_home, monkeypatch) -> Path:
 
 def caller(home: Path, semantic: Semantic | None, background: bool = False) -> operations.Caller:
     identity = resolve_identity(cwd=str(home))
-    return operations.Caller(open_store(identity.store_url), identity, actor="cli", semantic=semantic,
+    return operations.Caller(open_store(identity.store_location), identity, actor="cli", semantic=semantic,
                              background=background)
 
 

@@ -13,6 +13,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from mem0_plugin.quality import known_types, scan_quality
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
@@ -21,7 +23,7 @@ NOW = "2026-06-01T00:00:00Z"
 PLANTED = [
     ("00000000-0000-4000-8000-000000000001", "Run the test suite with pytest before every commit",
      {"type": "convention"}, "2026-05-01T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000002", "Run the test suite with pytest before each commit",
+    ("00000000-0000-4000-8000-000000000002", "Always run the test suite with pytest before every commit",
      {"type": "convention"}, "2026-05-02T10:00:00Z"),
     ("00000000-0000-4000-8000-000000000003", "Working on the login refactor in src/auth/login.py",
      {"type": "session_state"}, "2026-01-10T10:00:00Z"),
@@ -42,7 +44,7 @@ def ms_masked(text: str) -> str:
 
 
 def store_url(home: Path) -> str:
-    return f"sqlite://{home}/memories.sqlite3"
+    return f"sqlite:///{home}/memories.sqlite3"
 
 
 def health(run_cli, tmp_path, *args, **kw):
@@ -135,7 +137,7 @@ def test_unwritable_home_exact_output(run_cli, tmp_path):
         "3 checks failed.", "",
         "## Troubleshooting", "",
         f"- Store: {blocker} is not a directory, so {home} cannot be created. Set MEM0_HOME to a writable "
-        f"directory (or --store sqlite:///<path>), or move {blocker} aside.",
+        f"directory (or --store <file path>), or move {blocker} aside.",
         "- Search: fix the Store check first; this check needs an open store.",
         "- Write/Read: fix the Store check first; this check needs an open store.", ""])
 
@@ -175,9 +177,29 @@ def test_corrupt_database_deep_still_prints_memory_quality(run_cli, tmp_path, me
 def test_unsupported_store_url(run_cli, tmp_path):
     done = health(run_cli, tmp_path, "--store", "postgresql://db/mem0")
     assert done.returncode == 1
-    assert "FAIL  Store            store URL scheme 'postgresql' is not supported yet; use sqlite:///<path>\n" \
+    assert ("FAIL  Store            store URL scheme 'postgresql' is not supported yet (PostgreSQL stores come in "
+            "a later release); use sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path\n") \
         in done.stdout
-    assert "- Store: set --store or MEM0_STORE to a URL of the form sqlite:///<absolute path>" in done.stdout
+    assert "- Store: set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes)" in done.stdout
+
+
+@pytest.mark.parametrize("deep", [False, True])
+@pytest.mark.parametrize("where", ["no/such/dir/m.sqlite3", "m.sqlite3"])
+def test_an_explicit_store_that_does_not_exist_fails_and_is_not_created(run_cli, tmp_path, deep, where):
+    path = tmp_path / where
+    done = health(run_cli, tmp_path, "--store", f"sqlite:///{path}", *(["--deep"] if deep else []))
+    assert done.returncode == 1
+    detail = f"no store at {path}" if path.parent.is_dir() else f"the store's directory does not exist: {path.parent}"
+    assert f"FAIL  Store            {detail}\n" in done.stdout
+    assert "- Store: check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes" in done.stdout
+    assert not path.exists() and not (tmp_path / "no").exists()
+
+
+def test_a_bare_path_is_a_store(run_cli, tmp_path, mem0_home):
+    plant(run_cli, tmp_path, PLANTED[:2])
+    done = health(run_cli, tmp_path, "--store", str(mem0_home / "memories.sqlite3"))
+    assert done.returncode == 0, done.stdout
+    assert f"PASS  Store            {mem0_home / 'memories.sqlite3'} (2 memories)\n" in done.stdout
 
 
 def test_bad_cwd_fails_identity_but_runs_every_check(run_cli, tmp_path):
@@ -308,8 +330,8 @@ def test_deep_finds_planted_problems_and_writes_nothing(run_cli, tmp_path, mem0_
         "## Quality scan", "",
         "Scanned 9 memories of project acme-api.", "",
         "Duplicates (1):",
-        f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% overlap: "
-        '"Run the test suite with pytest before every commit" / "Run the test suite with pytest before each commit"',
+        f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% similar: "
+        '"Run the test suite with pytest before every commit" / "Always run the test suite with pytest before every commit"',
         "",
         "Stale (2):",
         f'  {ID.format(3)} — session_state, 141d old: "Working on the login refactor in src/auth/login.py"',
@@ -414,18 +436,54 @@ def test_scan_vocabulary_covers_plugin_types_and_coding_categories():
     assert len(vocabulary) == 13 + 17
 
 
-def test_scan_stale_boundaries_and_skipped_memories():
+def test_scan_stale_is_what_dream_prunes():
     now = datetime(2026, 6, 1, tzinfo=timezone.utc)
     memories = [
         memory("a", "kept session notes", "2026-03-03T00:00:00+00:00", type="session_state"),     # 90 days
         memory("b", "old session notes", "2026-03-02T00:00:00+00:00", type="session_state"),      # 91 days
-        memory("c", "vague guess", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # 30 days
+        memory("c", "vague guess", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # nothing specific
         memory("d", "pinned old notes", "2025-01-01T00:00:00+00:00", type="compact_summary", pinned=True),
+        memory("e", "port 8080 maybe", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # specific
     ]
     report = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api")
-    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("b", 91, "retention")]
-    assert [c.id for c in report.low_confidence] == ["c"]
-    assert report.counts == {"duplicates": 0, "stale": 1, "contradictions": 0, "orphans": 0}
+    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("c", 30, "low_confidence"),
+                                                                      ("b", 91, "retention")]
+    assert [c.id for c in report.low_confidence] == ["c", "e"]
+    assert report.counts == {"duplicates": 0, "stale": 2, "contradictions": 0, "orphans": 0}
+    kept_longer = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api",
+                               policy={"session_state": 120})  # mem0.md's retention, as dream reads it
+    assert [s.id for s in kept_longer.stale] == ["c"]
+
+
+def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(run_cli, tmp_path, mem0_home):
+    """One analysis: --deep's counts are `mem0-dream --plan`'s, over the memories the Store line counts
+    (a merged memory is history, not scanned; a pair dream leaves alone is no duplicate)."""
+    plant(run_cli, tmp_path, PLANTED + [
+        ("00000000-0000-4000-8000-000000000010", "Run the linters with ruff before each push",
+         {"type": "convention"}, "2026-05-06T10:00:00Z"),
+        ("00000000-0000-4000-8000-000000000011", "Run the linters with ruff before every push",
+         {"type": "convention"}, "2026-05-07T10:00:00Z")])  # overlap above 60%, but each ≠ every: not merged
+
+    def deep_and_plan():
+        done = health(run_cli, tmp_path, "--deep", "--json", "--now", NOW)
+        report = json.loads(done.stdout)
+        store = next(c for c in report["checks"] if c["name"] == "Store")["detail"]
+        plan = run_cli("mem0-dream", "--plan", "--now", NOW, cwd=str(tmp_path))
+        assert plan.returncode == 0, plan.stderr
+        proposed = re.search(r"Proposed: (\d+) merges?, (\d+) prunes?, (\d+) conflicts?\.", plan.stdout)
+        return report["quality"], store, tuple(map(int, proposed.groups()))
+
+    quality, store, proposed = deep_and_plan()
+    counts = quality["counts"]
+    assert (counts["duplicates"], counts["stale"], counts["contradictions"]) == proposed == (1, 2, 1)
+    assert store.endswith(f"({quality['scanned']} memories)") and quality["scanned"] == 11
+
+    applied = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(tmp_path))
+    assert applied.returncode == 0, applied.stderr
+    quality, store, proposed = deep_and_plan()
+    counts = quality["counts"]
+    assert (counts["duplicates"], counts["stale"], counts["contradictions"]) == proposed
+    assert store.endswith(f"({quality['scanned']} memories)"), (store, quality["scanned"])
 
 
 def test_snapshot_notices_a_writer_that_appears_while_reading(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 
 from mem0_plugin.errors import ConfigError
 from mem0_plugin.identity import default_store_url, remote_slug, resolve_identity
-from mem0_plugin.store.sqlite_store import sqlite_path
+from mem0_plugin.store_url import parse_store_url
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -144,23 +144,24 @@ def test_store_defaults_to_sqlite_under_home(tmp_path, plain_dir):
     home = tmp_path / "m0"
     identity = resolve_identity(cwd=plain_dir, env={"MEM0_HOME": str(home)})
     assert identity.home == home
-    # docs/identity.md and health.md spell it sqlite:///home/alice/.mem0/memories.sqlite3: three slashes, absolute path
-    assert identity.store_url == f"sqlite://{home}/memories.sqlite3"
-    assert identity.store_url.startswith("sqlite:///") and not identity.store_url.startswith("sqlite:////")
-    assert sqlite_path(identity.store_url) == home / "memories.sqlite3"
+    # sqlite:/// + the absolute path: four slashes (SQLAlchemy's convention)
+    assert identity.store_url == f"sqlite:///{home}/memories.sqlite3"
+    assert identity.store_url.startswith("sqlite:////")
+    assert identity.store_location.path == home / "memories.sqlite3"
+    assert not identity.store_explicit and not identity.store_location.explicit
 
 
 def test_home_defaults_to_dot_mem0(plain_dir):
     identity = resolve_identity(cwd=plain_dir, env={})
     assert identity.home == Path.home() / ".mem0"
-    assert identity.store_url == f"sqlite://{Path.home()}/.mem0/memories.sqlite3"
+    assert identity.store_url == f"sqlite:///{Path.home()}/.mem0/memories.sqlite3"
 
 
 def test_a_relative_home_is_taken_from_the_current_directory(plain_dir, monkeypatch):
     monkeypatch.chdir(plain_dir)
     identity = resolve_identity(env={"MEM0_HOME": "rel/home"})
     assert identity.home == plain_dir / "rel" / "home"
-    assert sqlite_path(identity.store_url) == plain_dir / "rel" / "home" / "memories.sqlite3"
+    assert identity.store_location.path == plain_dir / "rel" / "home" / "memories.sqlite3"
 
 
 @pytest.mark.parametrize("flag, env, expected", [
@@ -168,12 +169,14 @@ def test_a_relative_home_is_taken_from_the_current_directory(plain_dir, monkeypa
     (None, {"MEM0_STORE": "sqlite:///env.db"}, "sqlite:///env.db"),
 ])
 def test_store_flag_then_env(plain_dir, flag, env, expected):
-    assert resolve_identity(store=flag, cwd=plain_dir, env=env).store_url == expected
+    identity = resolve_identity(store=flag, cwd=plain_dir, env=env)
+    assert identity.store_url == expected and identity.store_explicit
 
 
 def test_default_store_url_for_a_root_home():
-    assert sqlite_path(default_store_url(Path("/"))) == Path("/memories.sqlite3")
-    assert sqlite_path(default_store_url(Path("/srv/m0"))) == Path("/srv/m0/memories.sqlite3")
+    assert default_store_url(Path("/")) == "sqlite:////memories.sqlite3"
+    assert parse_store_url(default_store_url(Path("/"))).path == Path("/memories.sqlite3")
+    assert parse_store_url(default_store_url(Path("/srv/m0"))).path == Path("/srv/m0/memories.sqlite3")
 
 
 def test_cwd_must_be_a_directory(tmp_path):

@@ -277,7 +277,7 @@ def test_binary_and_empty_files(mem, tmp_path):
 
 def build_history_rich_store(home: Path) -> None:
     """Memories in every state with pointers, updated ones, unicode, another project."""
-    me = Identity("alice", "acme-api", "main", home, f"sqlite://{home}/memories.sqlite3", home)
+    me = Identity("alice", "acme-api", "main", home, f"sqlite:///{home}/memories.sqlite3", home)
     with SqliteStore(home / "memories.sqlite3") as store:
         caller = Caller(store, me, actor="test")
         ids = [add_memory(caller, text, metadata=meta)["results"][0]["id"] for text, meta in [

@@ -481,13 +481,70 @@ def test_a_store_path_that_is_a_directory_is_a_clear_store_error(tmp_path):
 
 @pytest.mark.parametrize("url, message", [
     ("postgresql://db/mem0", "scheme 'postgresql' is not supported yet"),
+    ("postgres://db/mem0", "scheme 'postgres' is not supported yet"),
+    ("mem0://api.mem0.ai", "scheme 'mem0' is not supported yet"),
+    ("mysql://db/mem0", "scheme 'mysql' is not supported;"),
     ("sqlite://", "no file path"),
-    ("memories.sqlite3", "not supported"),
+    ("sqlite:///", "no file path"),
+    ("sqlite:///:memory:", "no file path"),
+    ("sqlite://host/m.sqlite3", "names a host"),
+    ("", "empty"),
 ])
 def test_unsupported_store_urls(url, message):
     from mem0_plugin.errors import ConfigError
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message) as caught:
         open_store(url)
+    assert "sqlite:////<absolute path>" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_store_urls_follow_sqlalchemy_three_slashes_relative_four_absolute(tmp_path, monkeypatch):
+    from mem0_plugin.store_url import parse_store_url
+
+    monkeypatch.chdir(tmp_path)
+    assert parse_store_url("sqlite:///rel.sqlite3").path == tmp_path / "rel.sqlite3"
+    assert parse_store_url("sqlite:///sub/rel.sqlite3").path == tmp_path / "sub" / "rel.sqlite3"
+    assert parse_store_url("sqlite:////abs/m.sqlite3").path == Path("/abs/m.sqlite3")
+    assert parse_store_url("SQLite:////abs/m.sqlite3").path == Path("/abs/m.sqlite3")
+    assert parse_store_url("/abs/m.sqlite3").path == Path("/abs/m.sqlite3")  # a bare path
+    assert parse_store_url("bare.sqlite3").path == tmp_path / "bare.sqlite3"
+    assert parse_store_url("./a/../bare.sqlite3").path == tmp_path / "bare.sqlite3"
+    assert parse_store_url("~/m.sqlite3").path == Path.home() / "m.sqlite3"
+    with open_store("sqlite:///rel.sqlite3") as store:  # written where the URL says, not at the root
+        assert store.path == tmp_path / "rel.sqlite3" and store.url == f"sqlite:///{tmp_path}/rel.sqlite3"
+    assert (tmp_path / "rel.sqlite3").is_file()
+    with open_store(str(tmp_path / "bare path.sqlite3")) as store:
+        assert store.path.is_file()
+
+
+def test_an_explicit_store_in_a_missing_directory_is_an_error_and_creates_nothing(tmp_path):
+    from mem0_plugin.errors import ConfigError
+
+    for url in (f"sqlite:///{tmp_path}/no/such/m.sqlite3", str(tmp_path / "no" / "such" / "m.sqlite3")):
+        with pytest.raises(ConfigError, match="directory does not exist: .*/no/such"):
+            open_store(url)
+    assert not (tmp_path / "no").exists()
+
+
+def test_three_slashes_before_an_absolute_path_get_a_hint(tmp_path, monkeypatch):
+    from mem0_plugin.errors import ConfigError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=f"four slashes: sqlite:///{tmp_path}/m.sqlite3"):
+        open_store(f"sqlite://{tmp_path}/m.sqlite3")  # = the relative path tmp/.../m.sqlite3 here
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_default_store_may_create_its_home(tmp_path):
+    from mem0_plugin.identity import resolve_identity
+
+    home = tmp_path / "new" / "home"
+    identity = resolve_identity(user_id="alice", project_id="p", cwd=tmp_path, env={"MEM0_HOME": str(home)})
+    with open_store(identity.store_location) as store:
+        assert store.path == home / "memories.sqlite3" and store.path.is_file()
+    explicit = resolve_identity(user_id="alice", project_id="p", cwd=tmp_path,
+                                env={"MEM0_STORE": str(tmp_path / "other" / "m.sqlite3")})
+    with pytest.raises(Exception, match="directory does not exist"):
+        open_store(explicit.store_location)
 
 
 def test_migrations_are_recorded_and_reopening_is_idempotent(tmp_path):
@@ -549,3 +606,37 @@ def test_several_processes_write_at_once(tmp_path):
         assert store.count("alice") == 800
         texts = {m.memory for m in store.iter_scope("alice", "acme-api")}
     assert texts == {f"worker {w} memory {i}" for w in range(4) for i in range(200)}
+
+
+def test_a_listing_of_one_project_counts_the_same_however_it_is_asked(store, alice, bob, tmp_path):
+    """The store is told the project (`page(..., app_id=)`), never asked to recognise a filter's
+    SQL: every way of saying "this project" counts what count(*) counts."""
+    kept = [add(alice, f"acme fact number {i}", app_id="acme-api") for i in range(3)]
+    add(alice, "another project's fact", app_id="other")
+    add(bob, "bob's fact", app_id="acme-api")
+    retire(store, "alice", kept[0], SUPERSEDED, kept[1])
+    asked = [None, {"app_id": "acme-api"}, {"AND": [{"user_id": "alice"}, {"app_id": "acme-api"}]},
+             {"user_id": "alice", "app_id": "acme-api"}, {"app_id": {"eq": "acme-api"}},
+             {"AND": [{"app_id": "acme-api"}, {"created_at": {"gte": "2000-01-01"}}]}]
+    for filters in asked:
+        assert operations.get_memories(alice, filters, page_size=1)["count"] == 3, filters
+        assert operations.get_memories(alice, filters, page_size=1, latest_only=True)["count"] == 2, filters
+    assert store.page("alice", app_id="other").count == 1
+    assert store.page("alice").count == 4 and store.page("bob").count == 1
+    assert [m.id for m in store.page("alice", app_id="acme-api").results] == kept
+
+
+@pytest.mark.parametrize("filters, project", [
+    ({"app_id": "p"}, "p"),
+    ({"AND": [{"user_id": "alice"}, {"app_id": "p"}]}, "p"),
+    ({"AND": [{"AND": [{"app_id": "p"}]}, {"user_id": "alice"}]}, "p"),
+    ({"app_id": "*"}, None),
+    ({"app_id": {"eq": "p"}}, None),
+    ({"AND": [{"user_id": "bob"}, {"app_id": "p"}]}, None),
+    ({"AND": [{"app_id": "p"}, {"app_id": "q"}]}, None),
+    ({"OR": [{"app_id": "p"}]}, None),
+    ({"user_id": "alice"}, None),
+    ({"app_id": "p", "agent_id": "a"}, None),
+])
+def test_only_project_recognises_a_filter_by_its_meaning(filters, project):
+    assert operations.only_project(filters, "alice") == project

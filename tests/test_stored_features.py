@@ -1,4 +1,4 @@
-"""Dream's stored reading of each text (`dream.stored_features`): a cache that never changes a plan.
+"""The stored features of each text (`stored_features`): a cache that never changes a plan.
 
 The store writes the `features` column with every text it writes; dream decodes it instead
 of reading the text again, and falls back to reading the text whenever the value is missing,
@@ -16,9 +16,9 @@ from importlib import resources
 import pytest
 
 from dream_support import BASE, PROJECT, USER, big_records, make_project, record, store_file, uid, write_jsonl
-from mem0_plugin.dream import stored_features
-from mem0_plugin.dream.features import text_features
-from mem0_plugin.dream.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
+from mem0_plugin import stored_features
+from mem0_plugin.features import text_features
+from mem0_plugin.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
 from mem0_plugin import operations
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import Memory
@@ -67,7 +67,7 @@ def demo_texts() -> list[str]:
 
 
 @pytest.mark.parametrize("text", TEXTS + demo_texts())
-def test_a_stored_reading_decodes_to_the_features_of_its_text(text):
+def test_stored_features_decode_to_the_features_of_their_text(text):
     value = encode_for(text)
     if value is None:  # only when a word holds a separator: such a text is read every run
         features = text_features(text)
@@ -92,7 +92,7 @@ GOOD = encode_for("The API listens on port 8080")
 
 
 @pytest.mark.parametrize("value, text, why", [
-    (GOOD, "The API listens on port 3000", "a reading of another text"),
+    (GOOD, "The API listens on port 3000", "the features of another text"),
     (GOOD.replace(f"f{FEATURES_VERSION}", f"f{FEATURES_VERSION + 1}", 1), "The API listens on port 8080",
      "another version of the rules"),
     (GOOD.replace(f"f{FEATURES_VERSION}", "f0", 1), "The API listens on port 8080", "older rules"),
@@ -109,8 +109,8 @@ def test_a_value_that_is_not_valid_for_the_text_decodes_to_nothing(value, text, 
 
 
 def test_the_rules_have_not_changed_without_a_new_features_version():
-    """If this fails, the reading of texts changed: bump FEATURES_VERSION in
-    dream/stored_features.py (so stores stop serving readings made by the old rules), then
+    """If this fails, the features of texts changed: bump FEATURES_VERSION in
+    plugin/mem0_plugin/stored_features.py (so stores stop serving features read by the old rules), then
     update both pinned values here."""
     corpus = TEXTS + demo_texts()
     digest = hashlib.sha256("\n".join(str(encode(text_features(t), t)) for t in corpus).encode()).hexdigest()
@@ -133,7 +133,7 @@ def _row(memory_id: str) -> tuple:
                             (memory_id,)).fetchone()
 
 
-def test_every_written_text_gets_its_reading_and_a_new_text_a_new_one(seed, tmp_path):
+def test_every_written_text_gets_its_features_and_a_new_text_new_ones(seed, tmp_path):
     seed(BASE[:1])
     memory_id = BASE[0]["id"]
     assert decode_for(_column(memory_id), BASE[0]["memory"]) == text_features(BASE[0]["memory"])
@@ -168,7 +168,7 @@ def _set_every_column(value_for) -> None:
                          [(value_for(i, text), memory_id) for i, (memory_id, text) in enumerate(rows)])
 
 
-def test_the_plan_is_the_same_with_stored_missing_or_wrong_readings(dream, seed, tmp_path):
+def test_the_plan_is_the_same_with_stored_missing_or_wrong_features(dream, seed, tmp_path):
     records, _, _ = big_records(30, conflicts=4)
     seed(records + BASE)
     stored = _plan(dream, tmp_path, "stored")
@@ -185,7 +185,7 @@ def test_the_plan_is_the_same_with_stored_missing_or_wrong_readings(dream, seed,
         assert _plan(dream, tmp_path, name) == stored, name
 
 
-def test_auto_stores_the_readings_it_had_to_make_and_changes_nothing_else(dream, seed, run_cli):
+def test_auto_stores_the_features_it_had_to_read_and_changes_nothing_else(dream, seed, run_cli):
     seed([record(uid(1), "Format Python with ruff format", "convention", 0.8, EARLIER),
           record(uid(2), "The billing worker reads jobs from billing-queue", "project_profile", 0.8, EARLIER)])
     _set_every_column(lambda i, text: None)
@@ -198,7 +198,7 @@ def test_auto_stores_the_readings_it_had_to_make_and_changes_nothing_else(dream,
         assert decode_for(_column(memory_id), text) == text_features(text)
 
 
-def test_plan_does_not_store_readings(dream, seed):
+def test_plan_does_not_store_features(dream, seed):
     seed(BASE[:2])
     _set_every_column(lambda i, text: None)
     assert dream("--plan").returncode == 0
@@ -249,13 +249,13 @@ def test_the_module_says_what_it_is():
 
 # -- an import reads its texts in a second process ---------------------------------------------
 
-def test_readings_of_a_large_batch_are_those_of_each_text_in_order():
+def test_encode_all_of_a_large_batch_is_encode_for_of_each_text_in_order():
     texts = [f"{t} #{i}" for i, t in enumerate((TEXTS + demo_texts()) * 200)]
     assert len(texts) >= stored_features.PARALLEL_FROM
-    assert list(stored_features.readings_of(texts)) == [encode_for(t) for t in texts]
+    assert list(stored_features.encode_all(texts)) == [encode_for(t) for t in texts]
 
 
-def test_a_large_import_stores_the_reading_of_every_text(run_cli, tmp_path):
+def test_a_large_import_stores_the_features_of_every_text(run_cli, tmp_path):
     records = [{"memory": f"The service{i} worker listens on port {8000 + i % 50}",
                 "metadata": {"type": "environmental"}} for i in range(stored_features.PARALLEL_FROM + 100)]
     done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "big.jsonl", records)))

@@ -9,7 +9,7 @@ Output (labels padded to a fixed column, `PASS`/`FAIL`/`SKIP` in the first colum
 
     ## mem0 health
 
-    PASS  Store            sqlite:///home/alice/.mem0/memories.sqlite3 (1,204 memories)
+    PASS  Store            sqlite:////home/alice/.mem0/memories.sqlite3 (1,204 memories)
     PASS  Identity         user=alice, project=acme-api, branch=main
     PASS  Search           3ms
     PASS  Write/Read       write + delete OK
@@ -42,6 +42,7 @@ EMBEDDER = "Embedder"
 # Why a store did not open (`StoreProbe.problem`).
 BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_unusable", "dir", "file"
 CORRUPT, LOCKED, DISK_FULL, OTHER = "corrupt", "locked", "full", "other"
+NO_STORE = "missing"  # an explicit store (--store, MEM0_STORE) that does not exist
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,14 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     where = path.parent if path else None
     blocker = blocker or where
     fixes = {
-        BAD_URL: "set --store or MEM0_STORE to a URL of the form sqlite:///<absolute path> "
+        BAD_URL: "set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes), "
+                 "sqlite:///<path relative to the current directory> or a plain file path "
                  "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        NO_STORE: f"check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes, sqlite:///<path> "
+                  f"is relative to the current directory. To start a new store there, create {where} "
+                  f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",
         HOME_UNUSABLE: f"{blocker} is not a directory, so {where} cannot be created. Set MEM0_HOME "
-                       f"to a writable directory (or --store sqlite:///<path>), or move {blocker} aside.",
+                       f"to a writable directory (or --store <file path>), or move {blocker} aside.",
         DIR_NOT_WRITABLE: f"{blocker} is not writable, so the store cannot be created or changed there: "
                           f"chmod u+w {blocker}, or set MEM0_HOME to a writable directory.",
         FILE_NOT_WRITABLE: f"the store file is read-only for you: chmod u+w {path} {where}, or set "

@@ -31,7 +31,7 @@ from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
 from .records import Memory, new_memory_id
 from .store import SqliteStore
-from .store.sqlite_store import sqlite_path
+from .store_url import parse_store_url
 from .timeutil import format_timestamp, utc_now
 
 SEARCH_QUERY = "health check"
@@ -128,13 +128,19 @@ class SnapshotStore(SqliteStore):
         return not self.immutable or file_state(self.path) == self.opened_state
 
 
-def open_store_probe(url: str, *, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
-    """Open the store named by `url` (read-only: as a snapshot, never creating it)."""
+def open_store_probe(url: str, *, readonly: bool,
+                     explicit: bool = True) -> tuple[health.StoreProbe, SqliteStore | None]:
+    """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
+    store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here."""
     try:
-        path = sqlite_path(url)
+        path = parse_store_url(url, explicit=explicit).path
     except ConfigError as exc:
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
     blocker = _nearest_existing(path.parent)
+    if explicit and not path.exists():
+        where = (f"no store at {path}" if path.parent.is_dir()
+                 else f"the store's directory does not exist: {path.parent}")
+        return health.StoreProbe(url, path, problem=health.NO_STORE, error=where, blocker=blocker), None
     if readonly and not path.exists():
         if can_create_in(path.parent):
             return health.StoreProbe(url, path, missing=True), None

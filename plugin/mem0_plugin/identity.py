@@ -14,6 +14,7 @@ from typing import Mapping
 
 from .errors import ConfigError
 from .mem0_config import find_mem0_config, parse_identity
+from .store_url import StoreLocation, parse_store_url, sqlite_url
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,12 @@ class Identity:
     home: Path
     store_url: str
     cwd: Path
+    store_explicit: bool = False  # named by --store or MEM0_STORE, not the default
+
+    @property
+    def store_location(self) -> StoreLocation:
+        """The parsed `store_url` (`store_url.parse_store_url`); `ConfigError` when it is unusable."""
+        return parse_store_url(self.store_url, explicit=self.store_explicit)
 
 
 def _git(cwd: Path, *args: str) -> str | None:
@@ -66,7 +73,8 @@ def resolve_project_id(cwd: Path, explicit: str | None, env: Mapping[str, str]) 
 
 
 def default_store_url(home: Path) -> str:
-    return f"sqlite:///{home}/memories.sqlite3".replace("sqlite:////", "sqlite:///")
+    """`sqlite:///<home>/memories.sqlite3`: with `home` absolute, four slashes."""
+    return sqlite_url(home / "memories.sqlite3")
 
 
 def resolve_identity(*, user_id: str | None = None, project_id: str | None = None,
@@ -78,11 +86,13 @@ def resolve_identity(*, user_id: str | None = None, project_id: str | None = Non
         raise ConfigError(f"--cwd is not a directory: {work}")
     user = user_id or env.get("MEM0_USER_ID") or env.get("USER") or "default"
     home = Path(env.get("MEM0_HOME") or Path.home() / ".mem0").expanduser().absolute()
+    explicit = store or env.get("MEM0_STORE")
     return Identity(
         user_id=user,
         project_id=resolve_project_id(work, project_id, env),
         branch=_git(work, "branch", "--show-current") or "unknown",
         home=home,
-        store_url=store or env.get("MEM0_STORE") or default_store_url(home),
+        store_url=explicit or default_store_url(home),
         cwd=work,
+        store_explicit=bool(explicit),
     )

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
-from .filters import CompiledFilter, compile_filters, parse_filters
+from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
 from .records import ACTIVE, Memory, memory_of_record, new_memory_id, optional_str, validate_metadata, validate_text
 from .store import ReadMode, SqliteStore
@@ -66,6 +66,42 @@ def scoped_filter(caller: Caller, filters: object) -> CompiledFilter:
     return compile_filters(parsed, user_id=caller.user_id)
 
 
+def read_scope(caller: Caller, filters: object) -> tuple[CompiledFilter, str | None]:
+    """A listing's filter and the project it is confined to, when that is all the filter says
+    (no filter: the current project; `{"app_id": X}` or this user and `app_id` X under `AND`):
+    then the filter is TRUE and the store counts the listing without reading rows."""
+    parsed = parse_filters(filters)
+    if parsed is None:
+        return TRUE, caller.identity.project_id
+    compiled = compile_filters(parsed, user_id=caller.user_id)  # validated either way
+    project = only_project(parsed, caller.user_id)
+    return (TRUE, project) if project is not None else (compiled, None)
+
+
+def only_project(filters: Mapping[str, Any], user_id: str) -> str | None:
+    """The project X when `filters` says only "app_id X" (and possibly "user_id `user_id`"),
+    as one object or under `AND`; None for any other filter."""
+    projects: set[object] = set()
+
+    def walk(node: object) -> bool:
+        if not isinstance(node, Mapping) or not node:
+            return False
+        for key, value in node.items():
+            if key == "AND" and isinstance(value, list) and value:
+                if not all(walk(item) for item in value):
+                    return False
+            elif key == "app_id" and isinstance(value, str) and value != WILDCARD:
+                projects.add(value)
+            elif not (key == "user_id" and value == user_id):
+                return False
+        return True
+
+    if not walk(filters) or len(projects) != 1:
+        return None
+    project = projects.pop()
+    return project if isinstance(project, str) else None
+
+
 def with_state(memory: Memory) -> dict[str, Any]:
     return memory.to_dict()
 
@@ -99,7 +135,8 @@ def get_memories(caller: Caller, filters: object = None, page: int = 1, page_siz
     page = _int_arg(page, "page", 1, MAX_PAGE)
     page_size = _int_arg(page_size, "page_size", 1, MAX_PAGE_SIZE)
     mode = ReadMode.from_flags(latest_only, include_merged)
-    result = caller.store.page(caller.user_id, scoped_filter(caller, filters), mode, page, page_size)
+    where, project = read_scope(caller, filters)
+    result = caller.store.page(caller.user_id, where, mode, page, page_size, app_id=project)
     return {"count": result.count, "page": result.page, "page_size": result.page_size,
             "next": result.next, "previous": result.previous,
             "results": [with_state(m) for m in result.results]}

@@ -1,16 +1,20 @@
 """`mem0-health --deep`: the memory quality scan (docs/health.md, "--deep"), a pure function of the memories.
 
-`scan_quality(memories, vocabulary, now, ...)` reads one project's memories and reports:
+`scan_quality(memories, vocabulary, now, ...)` reads one project's memories and reports.
+Its scope is what the Store line counts and what dream fetches: the project's active and
+superseded memories (`scanned`). Duplicates, stale memories and contradictions are not a
+second opinion: they are dream's own plan for those memories (`dream.analysis.analyse`,
+with the same policy and, when given, the same vectors), so `--deep` finds exactly what
+`mem0-dream --plan` would propose (README, "health"):
 
-* **Duplicates** — pairs of one type whose significant words overlap (Jaccard) above 0.6,
-  found with dream's own candidate join (`dream.candidates.similar_pairs`), among the
-  memories dream may act on (`dream.analysis.takes_part`: active, not immutable, pinned,
-  excluded or dream's reminder). Counted in pairs.
-* **Stale** — among those same memories: `session_state` / `compact_summary` older than
-  90 days, or confidence below 0.3 and older than 30 days (whole days, floored).
+* **Duplicates** — the plan's merges (a group of memories dream folds into one), counted
+  in merges as dream's `Proposed:` line counts them.
+* **Stale** — the plan's prunes: past the type's retention (mem0.md's `## Retention`, else
+  `session_state` / `compact_summary` after 90 days), or confidence below 0.3 with
+  nothing specific to the project in the text.
+* **Contradictions** — the plan's conflicts.
 * **Low confidence** — active memories with confidence below 0.5; listed, not counted in
   the summary line.
-* **Contradictions** — exactly the conflicts `dream.analysis.analyse` proposes.
 * **Orphans** — active memories without `metadata.type` or with a type outside the
   vocabulary (`known_types`).
 * **Credentials** — memories in any lifecycle state whose text looks like a credential
@@ -21,20 +25,17 @@ Every memory text shown goes through `secrets.mask` and `sanitize.printable`.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
-from .dream.analysis import analyse, takes_part
-from .dream.candidates import jaccard_value, similar_pairs
-from .dream.features import parse_created
-from .dream.plan import ConflictAction
+from .dream.analysis import Vectors, analyse
+from .dream.plan import REASON_RETENTION, ConflictAction, Plan
+from .dream.retention import DEFAULT_POLICY
 from .health import plural
-from .records import ACTIVE, UNKNOWN_TYPE, Memory
+from .records import ACTIVE, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .sanitize import printable
 from .secrets import mask, secret_kinds
-from .text import significant_words
 from .timeutil import parse_timestamp
 
 PLUGIN_TYPES = ("decision", "anti_pattern", "bug_fix", "convention", "task_learning", "user_preference",
@@ -46,9 +47,7 @@ CODING_CATEGORIES = ("architecture_decisions", "anti_patterns", "task_learnings"
                      "coding_conventions", "user_preferences", "dependency_decisions", "performance_findings",
                      "security_constraints", "testing_patterns", "data_model", "api_contracts",
                      "deployment_runbook", "team_norms", "domain_glossary", "experiment_results")
-EPHEMERAL_TYPES = ("session_state", "compact_summary")
-EPHEMERAL_DAYS = 90
-STALE_CONFIDENCE, STALE_CONFIDENCE_DAYS = 0.3, 30
+IN_SCOPE_STATES = (ACTIVE, SUPERSEDED)  # what the Store line counts and dream fetches
 LOW_CONFIDENCE = 0.5
 PREVIEW_CHARS = 60
 LIST_LIMIT = 10
@@ -61,7 +60,7 @@ def known_types(categories: Iterable[str] = ()) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Duplicate:
-    ids: tuple[str, str]
+    ids: tuple[str, ...]  # a merge of the plan: oldest first
     type: str
     similarity: float
 
@@ -123,58 +122,39 @@ def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     return shown if len(shown) <= limit else shown[:limit - 1].rstrip() + "…"
 
 
-def _age(memory: Memory, now: datetime) -> int | None:
-    created = parse_created(memory.created_at)
-    return None if created is None else (now - created).days
-
-
-def find_duplicates(candidates: Sequence[Memory]) -> list[Duplicate]:
-    by_type: dict[str, list[Memory]] = defaultdict(list)
-    for memory in candidates:
-        by_type[memory.type].append(memory)
-    found = []
-    for type_name in sorted(by_type):
-        group = by_type[type_name]
-        sets = [significant_words(m.memory) for m in group]
-        for i, j in similar_pairs(sets):
-            found.append(Duplicate((group[i].id, group[j].id), type_name, round(jaccard_value(sets[i], sets[j]), 2)))
-    return found
-
-
 def _no_type(memory: Memory) -> bool:
     value = memory.metadata.get("type")
     return not (isinstance(value, str) and value.strip())
 
 
-def stale_reason(memory: Memory, now: datetime) -> Stale | None:
-    age = _age(memory, now)
-    if age is None:
-        return None
-    if memory.type in EPHEMERAL_TYPES and age > EPHEMERAL_DAYS:
-        return Stale(memory.id, memory.type, age, "retention")
-    confidence = memory.confidence
-    if confidence is not None and confidence < STALE_CONFIDENCE and age > STALE_CONFIDENCE_DAYS:
-        return Stale(memory.id, memory.type, age, "low_confidence", confidence)
-    return None
+def duplicates_of(plan: Plan) -> list[Duplicate]:
+    return [Duplicate(m.ids, m.type, m.similarity) for m in plan.merges]
+
+
+def stale_of(plan: Plan, by_id: Mapping[str, Memory]) -> list[Stale]:
+    return [Stale(p.id, p.type, p.age_days, p.reason,
+                  None if p.reason == REASON_RETENTION else by_id[p.id].confidence) for p in plan.prunes]
 
 
 def scan_quality(memories: Sequence[Memory], vocabulary: frozenset[str], now: datetime, *,
                  user_id: str, project_id: str, policy: Mapping[str, int | None] | None = None,
-                 policy_source: str = "default") -> QualityReport:
-    """The quality report of one project's memories (any lifecycle states) as of `now`."""
+                 policy_source: str = "default", vectors: Vectors | None = None) -> QualityReport:
+    """The quality report of one project's memories (any lifecycle states) as of `now`: dream's
+    plan for those of them in scope (`policy`: the built-in default when None; `vectors`: each
+    memory's embedding by id, as dream would use them), plus what dream does not act on."""
     now = parse_timestamp(now, "now")
-    active = [m for m in memories if m.lifecycle_state == ACTIVE]
-    candidates = [m for m in active if takes_part(m)]
-    plan = analyse([m for m in memories if m.lifecycle_state != "merged"], dict(policy or {}), now,
-                   user_id=user_id, project_id=project_id, policy_source=policy_source)
-    stale = [s for s in (stale_reason(m, now) for m in candidates) if s is not None]
+    in_scope = [m for m in memories if m.lifecycle_state in IN_SCOPE_STATES]
+    active = [m for m in in_scope if m.lifecycle_state == ACTIVE]
+    plan = analyse(in_scope, dict(DEFAULT_POLICY if policy is None else policy), now,
+                   user_id=user_id, project_id=project_id, policy_source=policy_source, vectors=vectors)
     low = [LowConfidence(m.id, m.type, m.confidence) for m in active
            if m.confidence is not None and m.confidence < LOW_CONFIDENCE]
     orphans = [Orphan(m.id, None if m.type == UNKNOWN_TYPE and _no_type(m) else m.type)
                for m in active if m.type not in vocabulary]
     credentials = [Credential(m.id, tuple(kinds), m.lifecycle_state)
                    for m in memories if (kinds := secret_kinds(m.memory))]
-    report = QualityReport(project_id, len(memories), tuple(find_duplicates(candidates)), tuple(stale),
+    report = QualityReport(project_id, len(in_scope), tuple(duplicates_of(plan)),
+                           tuple(stale_of(plan, {m.id: m for m in in_scope})),
                            tuple(low), plan.conflicts, tuple(orphans), tuple(credentials))
     named = _named_ids(report)
     previews = {m.id: preview(m.memory) for m in memories if m.id in named}
@@ -221,8 +201,8 @@ def render_findings(report: QualityReport) -> list[str]:
     """The listings before the summary: one section per kind of finding, empty ones left out."""
     lines = ["## Quality scan", "", f"Scanned {plural(report.scanned, 'memory', 'memories')} of project {printable(report.project_id)}.", ""]
     lines += _section("Duplicates", [
-        f"  {_ref(d.ids[0])} ≈ {_ref(d.ids[1])} — {printable(d.type)}, {round(d.similarity * 100)}% overlap: "
-        f"{_quoted(report, d.ids[0])} / {_quoted(report, d.ids[1])}" for d in report.duplicates])
+        f"  {' ≈ '.join(map(_ref, d.ids))} — {printable(d.type)}, {round(d.similarity * 100)}% similar: "
+        f"{' / '.join(_quoted(report, i) for i in d.ids)}" for d in report.duplicates])
     lines += _section("Stale", [_stale_row(report, s) for s in report.stale])
     lines += _section("Low confidence", [
         f"  {_ref(c.id)} — {printable(c.type)}, confidence {c.confidence:g}: {_quoted(report, c.id)}"

@@ -23,11 +23,12 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 
 from . import __version__, operations
-from .cli.common import Parser
-from .errors import Mem0PluginError
+from .arguments import Parser
+from .errors import InvalidInputError, Mem0PluginError
 from .identity import Identity, resolve_identity
 from .sanitize import printable
 from .store import SqliteStore, open_store
+from .store_url import check_directory
 
 log = logging.getLogger("mem0_plugin.server")
 
@@ -67,7 +68,7 @@ class Resources:
     def caller(self) -> operations.Caller:
         with self._opening:
             if self._store is None:
-                self._store = open_store(self.identity.store_url)
+                self._store = open_store(self.identity.store_location)
             if self._semantic is None:  # the embedder's model loads on the first search, not here
                 from .semantic import Semantic
 
@@ -238,7 +239,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--user-id", help="the user whose memories it serves (default: MEM0_USER_ID, $USER, 'default')")
     parser.add_argument("--project-id",
                         help="the current project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
-    parser.add_argument("--store", help="store URL (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument("--store", help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
     parser.add_argument("--cwd", help="project directory (default: the current directory)")
     parser.add_argument("--debug", action="store_true", help="debug logging on stderr")
     return parser.parse_args(argv)
@@ -251,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         identity = resolve_identity(user_id=args.user_id, project_id=args.project_id,
                                     store=args.store, cwd=args.cwd)
+        check_directory(identity.store_location)  # a bad --store fails now, not at the first tool call
     except Mem0PluginError as exc:
         print(f"mem0-mcp-server: {exc}", file=sys.stderr)
         return exc.exit_code or 1

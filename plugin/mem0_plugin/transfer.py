@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Iterator
 
-from .dream.stored_features import readings_of
+from .stored_features import encode_all
 from .errors import InvalidInputError, Mem0PluginError
 from .importer import parse_records
 from .operations import Caller
@@ -58,9 +58,9 @@ def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False) ->
         raise InvalidInputError(f"nothing imported: {problems[0]}{more}; fix the file or pass --skip-invalid")
     imported = present = 0
     seen: set[str] = set()
-    readings = readings_of([memory.memory for memory, _ in memories])  # read alongside the writes
+    encoded = encode_all([memory.memory for memory, _ in memories])  # encoded alongside the writes
     with caller.store.write() as writer:
-        for (memory, has_id), reading in zip(memories, readings):
+        for (memory, has_id), features in zip(memories, encoded):
             if memory.id in seen or writer.exists(memory.id):
                 present += 1
                 continue
@@ -68,7 +68,7 @@ def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False) ->
             if not has_id and memory.lifecycle_state == "active" and writer.find_identical(memory):
                 present += 1
                 continue
-            writer.insert(memory, event="IMPORT", actor="import", reading=reading)
+            writer.insert(memory, event="IMPORT", actor="import", features=features)
             imported += 1
     return ImportResult(imported, present, tuple(problems))
 

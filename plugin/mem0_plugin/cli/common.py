@@ -10,19 +10,15 @@ import sys
 import traceback
 from typing import Callable
 
+from ..arguments import Parser
 from ..errors import Mem0PluginError
 from ..identity import Identity, resolve_identity
 from ..sanitize import printable
 
+__all__ = ["Parser", "identity_arguments", "identity_from", "run_command"]
+
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (docs/safety.md), then exit 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def identity_arguments(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
@@ -32,7 +28,7 @@ def identity_arguments(parser: argparse.ArgumentParser, *, suppress: bool = Fals
     parser.add_argument("--project-id", default=default,
                         help="project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
     parser.add_argument("--store", default=default,
-                        help="store URL (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
+                        help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
     parser.add_argument("--cwd", default=default, help="project directory (default: the current directory)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
                         help="show tracebacks")

@@ -23,7 +23,7 @@ from ..dream import report
 from ..dream.apply import ApplyOutcome, apply_plan, recover
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
-from ..dream.pipeline import make_plan, prepare_plan, store_new_readings
+from ..dream.pipeline import make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
@@ -73,7 +73,7 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
 
 def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
                          analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
@@ -89,7 +89,7 @@ def _semantic(identity: Identity):
 
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
                          analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
     if args.json:
@@ -163,7 +163,7 @@ def cmd_apply(args, identity: Identity) -> int:
     plan = _load_plan(args.apply, identity)
     resolutions = parse_resolutions(plan, args.resolve or [])
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         if not args.yes:
             if plan.is_empty:
@@ -186,7 +186,7 @@ def cmd_auto(args, identity: Identity) -> int:
 
 
 def _auto_run(args, identity: Identity) -> int:
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         prepared = prepare_plan(store, identity, _now(args), semantic=_semantic(identity), store_vectors=True)
         plan = prepared.plan
@@ -194,7 +194,7 @@ def _auto_run(args, identity: Identity) -> int:
             print(report.no_memories_message(identity.project_id))
             return 0
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
-        store_new_readings(store, prepared)  # so the next night need not read these texts again
+        store_new_features(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
         if plan.conflicts:
@@ -207,7 +207,7 @@ def _auto_run(args, identity: Identity) -> int:
 
 def cmd_runs(args, identity: Identity) -> int:
     """The project's recorded runs, newest first (docs/dream.md, "Runs and undo")."""
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         runs = store.dream_runs(identity.user_id, identity.project_id)
     if args.json:
         print(json.dumps([run.to_dict() for run in runs], indent=2))
@@ -221,7 +221,7 @@ def cmd_runs(args, identity: Identity) -> int:
 def cmd_undo(args, identity: Identity) -> int:
     """Take a run back: the changes, the question, then one transaction (docs/dream.md, "Runs and undo")."""
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         _recover(store, identity)
         run = store.dream_run(identity.user_id, identity.project_id, args.undo)
         with store.read_snapshot():  # one moment's view of the memories and their history

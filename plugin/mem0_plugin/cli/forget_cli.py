@@ -145,7 +145,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         raise InvalidInputError("what should be forgotten? Give a search query, a memory id, or --ids ID,... --yes")
     identity = identity_from(args)
     term = Terminal.standard()
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         caller = operations.Caller(store, identity, actor=ACTOR)
         if args.ids is not None:
             return forget_ids(caller, term, ids, args.json)

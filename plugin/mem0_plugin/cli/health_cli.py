@@ -3,7 +3,9 @@
 Exit status: 0 when no check fails, 1 when any does (SKIP is not a failure). `--json`
 prints `{"ok", "checks": [{"name", "status", "ok", "detail", "fix"}], "quality"}` instead,
 `quality` being null without `--deep`. `--deep` opens the store read-only, skips the
-write probe (printed as SKIP) and changes no file.
+write probe (printed as SKIP) and changes no file. Its findings are dream's plan for the
+memories the Store line counts (`quality`), with the vectors dream would use: those
+stored, and the missing ones embedded in memory, never written (as `mem0-dream --plan`).
 """
 
 from __future__ import annotations
@@ -11,28 +13,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .. import health, health_probes as probes
 from ..dream.autolock import lock_path_from_env
-from ..dream.pipeline import step1_retention
+from ..dream.pipeline import fetch_vectors, step1_retention
 from ..errors import ConfigError, Mem0PluginError
 from ..identity import Identity
 from ..mem0_config import find_mem0_config, parse_categories, read_config_text
-from ..quality import QualityReport, known_types, render_findings, render_summary, report_to_dict, scan_quality
+from ..quality import (IN_SCOPE_STATES, QualityReport, known_types, render_findings, render_summary,
+                       report_to_dict, scan_quality)
 from ..records import Memory
 from ..sanitize import inert_json
 from ..store import SqliteStore
-from ..store.sqlite_store import sqlite_path
 from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, identity_arguments, identity_from, run_command
+
+if TYPE_CHECKING:
+    from ..semantic import Semantic
 
 PROG = "mem0-health"
 
 
 @dataclass(frozen=True)
-class Reading:
+class StoreRead:
     """What one pass over an open store observed."""
 
     count: int | None = None
@@ -40,27 +46,35 @@ class Reading:
     search_error: str = ""
     memories: tuple[Memory, ...] | None = None
     error: str = ""
+    vectors: dict = field(default_factory=dict)  # --deep: the in-scope memories' vectors, by id
 
 
-def _read(store: SqliteStore, identity: Identity, *, deep: bool) -> Reading:
+def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: "Semantic | None" = None) -> StoreRead:
     try:
         count = probes.count_memories(store, identity)
         memories = tuple(store.iter_scope(identity.user_id, identity.project_id)) if deep else None
+        vectors = _vectors(store, memories, semantic) if memories else {}
     except Mem0PluginError as exc:
-        return Reading(error=str(exc))
+        return StoreRead(error=str(exc))
     millis, search_error = probes.time_search(store, identity)
-    return Reading(count, millis, search_error, memories)
+    return StoreRead(count, millis, search_error, memories, vectors=vectors)
 
 
-def _read_deep(store: SqliteStore, identity: Identity) -> Reading:
+def _vectors(store: SqliteStore, memories: tuple[Memory, ...], semantic: "Semantic | None") -> dict:
+    """The vectors dream would use for these memories, nothing written (`fetch_vectors`)."""
+    in_scope = [m for m in memories if m.lifecycle_state in IN_SCOPE_STATES]
+    return fetch_vectors(store, in_scope, semantic, store_new=False)[0]
+
+
+def _read_deep(store: SqliteStore, identity: Identity, semantic: "Semantic | None") -> StoreRead:
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
-        reading = _read(store, identity, deep=True)
+        observed = _read(store, identity, deep=True, semantic=semantic)
         valid = store.still_valid()
     if valid:
-        return reading
+        return observed
     with SqliteStore(store.path, readonly=True) as again:
-        return _read(again, identity, deep=True)
+        return _read(again, identity, deep=True, semantic=semantic)
 
 
 def categories_of(identity: Identity) -> list[str]:
@@ -71,28 +85,30 @@ def categories_of(identity: Identity) -> list[str]:
         return []
 
 
-def store_checks(identity: Identity, deep: bool, now: datetime) -> tuple[list[health.CheckResult], QualityReport | None]:
-    """Store, Search and Write/Read, and (with `deep`) the quality report."""
-    probe, store = probes.open_store_probe(identity.store_url, readonly=deep)
-    reading, write = Reading(), (None, "")
+def store_checks(identity: Identity, deep: bool, now: datetime,
+                 semantic: "Semantic | None" = None) -> tuple[list[health.CheckResult], QualityReport | None]:
+    """Store, Search and Write/Read, and (with `deep`) the quality report (by meaning too when
+    `semantic` is available)."""
+    probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
+    observed, write = StoreRead(), (None, "")
     if store is not None:
         if deep:
-            reading = _read_deep(store, identity)
+            observed = _read_deep(store, identity, semantic)
         else:
             with store:
-                reading = _read(store, identity, deep=False)
-                write = probes.write_probe(store, identity) if not reading.error else write
-        probe = replace(probe, count=reading.count) if not reading.error else \
-            replace(probe, problem=probes.diagnose(probe.path, reading.error), error=reading.error)
+                observed = _read(store, identity, deep=False)
+                write = probes.write_probe(store, identity) if not observed.error else write
+        probe = replace(probe, count=observed.count) if not observed.error else \
+            replace(probe, problem=probes.diagnose(probe.path, observed.error), error=observed.error)
     results = [health.store_check(probe),
-               health.search_check(probe, reading.millis, reading.search_error),
+               health.search_check(probe, observed.millis, observed.search_error),
                health.write_check(probe, skipped=deep, problem=write[0], error=write[1])]
     quality = None
     if deep and probe.problem is None:
         policy, source = step1_retention(identity.cwd)
-        quality = scan_quality(reading.memories or (), known_types(categories_of(identity)), now,
+        quality = scan_quality(observed.memories or (), known_types(categories_of(identity)), now,
                                user_id=identity.user_id, project_id=identity.project_id,
-                               policy=policy, policy_source=source)
+                               policy=policy, policy_source=source, vectors=observed.vectors)
     return results, quality
 
 
@@ -108,23 +124,30 @@ def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.Che
         stores, quality = not_run, None
         ident = health.identity_check(None, None, None, error)
     else:
-        stores, quality = store_checks(identity, args.deep, now)
+        semantic = _semantic(identity)
+        stores, quality = store_checks(identity, args.deep, now, semantic if args.deep else None)
         ident = health.identity_check(identity.user_id, identity.project_id, identity.branch)
     lock = health.lock_check(probes.inspect_lock(lock_path_from_env()))
     checks = [stores[0], ident, stores[1], stores[2], lock]
     if identity is not None:
-        embedder = embedder_check(identity, stores[0].ok)
+        embedder = embedder_check(identity, stores[0].ok, semantic)
         if embedder is not None:
             checks.append(embedder)
     return checks, quality
 
 
-def embedder_check(identity: Identity, store_ok: bool) -> health.CheckResult | None:
-    """Load the configured embedder and count the project's memories that have its vectors;
-    None (no row) when semantic matching is turned off on purpose."""
-    from ..semantic import TURNED_OFF, Semantic
+def _semantic(identity: Identity) -> "Semantic":
+    """The configured embedder (its model loads on first use), quiet: health reports it itself."""
+    from ..semantic import Semantic
 
-    semantic = Semantic.from_home(identity.home, quiet=True)
+    return Semantic.from_home(identity.home, quiet=True)
+
+
+def embedder_check(identity: Identity, store_ok: bool, semantic: "Semantic") -> health.CheckResult | None:
+    """Count the project's memories that have the configured embedder's vectors; None (no
+    row) when semantic matching is turned off on purpose."""
+    from ..semantic import TURNED_OFF
+
     if semantic.reason == TURNED_OFF:
         return None
     if not semantic.available():
@@ -132,7 +155,7 @@ def embedder_check(identity: Identity, store_ok: bool) -> health.CheckResult | N
     counts = None
     if store_ok:
         try:
-            with SqliteStore(sqlite_path(identity.store_url), readonly=True) as store:
+            with probes.SnapshotStore(identity.store_location.path, readonly=True) as store:  # no side files
                 counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
         except Mem0PluginError:
             counts = None

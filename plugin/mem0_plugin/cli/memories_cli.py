@@ -31,7 +31,7 @@ def _caller(args: argparse.Namespace, *, semantic: bool = False) -> Iterator[ope
         from ..semantic import Semantic
 
         embedder = Semantic.from_home(identity.home)
-    with open_store(identity.store_url) as store:
+    with open_store(identity.store_location) as store:
         yield operations.Caller(store, identity, actor="cli", semantic=embedder)
 
 

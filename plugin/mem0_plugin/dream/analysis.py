@@ -48,15 +48,16 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from ..features import TextFeatures
+from ..lexicon import EVENT_TYPES
 from ..records import ACTIVE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
+from .analysed import AnalysedMemory, analysed
 from .conflicts import find_conflicts
-from .features import AnalysedMemory, TextFeatures, analysed
-from .lexicon import EVENT_TYPES
 from .merging import find_merges
-from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .plan import ConflictAction, MergeAction, Plan, PruneAction
 from .pruning import low_confidence_prune, retention_prune
+from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .retention import valid_entries
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from collections import defaultdict, deque
 from operator import itemgetter
 from typing import Hashable, Iterable, Iterator, Sequence
 
-from .features import AnalysedMemory
-from .lexicon import EVENT_TYPES, WEAK_WORDS
+from ..lexicon import EVENT_TYPES, WEAK_WORDS
+from .analysed import AnalysedMemory
 from .plan import ConflictAction
 from .topics import conflict_topic
 

@@ -47,7 +47,7 @@ def demo_store(now: datetime) -> Iterator[tuple[Identity, SqliteStore]]:
         (home / "mem0.md").write_text("# mem0 dream demo\n", encoding="utf-8")
         identity = Identity(user_id=DEMO_USER, project_id=data["project"], branch="main", home=home,
                             store_url=default_store_url(home), cwd=home)
-        with open_store(identity.store_url) as store:
+        with open_store(identity.store_location) as store:
             with store.write() as writer:
                 for memory in sample_memories(data, now):
                     writer.insert(memory, actor="demo")

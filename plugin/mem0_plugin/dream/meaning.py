@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..features import TextFeatures, literals_by_kind, text_features
+from ..lexicon import EVENT_TYPES, WEAK_WORDS
 from ..text import fold_plural, has_unspaced, words
-from .features import AnalysedMemory, TextFeatures, literals_by_kind, text_features
-from .lexicon import EVENT_TYPES, WEAK_WORDS
+from .analysed import AnalysedMemory
 
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
@@ -46,8 +47,10 @@ _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
 
 class Reading:
-    """What the pair rules read in one text. Its two flags are read at once; the rest only when
-    a pair gets that far (most candidate pairs are decided by their cosine and the flags)."""
+    """What the pair rules read in one text: its features (`features.TextFeatures`, stored with
+    the memory) plus what only these rules need (prohibitions, change markers, literal kinds,
+    tool names), never stored. Its two flags are read at once; the rest only when a pair gets
+    that far (most candidate pairs are decided by their cosine and the flags)."""
 
     __slots__ = ("text", "features", "plain", "negated", "marked", "_content", "_tokens", "_stems", "_kinds", "_names")
 

@@ -36,10 +36,11 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterator, Sequence
 
+from ..features import TextFeatures, text_features
+from ..lexicon import WEAK_WORDS
+from .analysed import AnalysedMemory
 from .candidates import exceeds, jaccard_value, similar_pairs
 from .drafts import draft_text
-from .features import AnalysedMemory, TextFeatures, text_features
-from .lexicon import WEAK_WORDS
 from .plan import MergeAction
 
 Rest = tuple[bool, frozenset[str], frozenset[str]]

@@ -2,11 +2,11 @@
 
 Steps 1–3 live here (retention, fetch, analyse); the CLI runs steps 4–6 (report,
 confirm and apply, summary) because they talk to a person. Only fetch touches the store
-(and, for `--auto`, `store_new_readings` afterwards).
+(and, for `--auto`, `store_new_features` afterwards).
 
-Fetch also reads dream's stored reading of each text (`stored_features`), in the same
-snapshot as the pages, so analysis need not read every text again; texts without a valid
-one are read during analysis, and `--auto` stores those readings for the next run.
+Fetch also reads the stored features of each text (`stored_features`), in the same
+snapshot as the pages, so analysis need not read every text again; texts without valid
+stored features are read during analysis, and `--auto` stores those features for the next run.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..features import TextFeatures
 from ..identity import Identity
 from ..mem0_config import load_retention_policies
-from ..operations import Caller, scoped_filter
 from ..records import Memory
+from ..filters import TRUE
 from ..store import ReadMode, SqliteStore
+from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
-from .features import TextFeatures
 from .plan import Plan
-from .stored_features import decode_for, encode
 from .retention import choose_policy
 
 if TYPE_CHECKING:
@@ -50,12 +50,12 @@ class Fetched:
 
     memories: list[Memory]
     known_features: dict[str, TextFeatures]  # by text
-    stored_ids: frozenset[str]  # the memories whose stored reading is valid
+    stored_ids: frozenset[str]  # the memories whose stored features are valid
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """Steps 1–3's result: the plan, and what is needed to store the readings analysis made."""
+    """Steps 1–3's result: the plan, and what is needed to store the features analysis read."""
 
     plan: Plan
     fetched: Fetched = field(repr=False)
@@ -69,16 +69,14 @@ def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | Non
 
 
 def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> Fetched:
-    """Step 2 (`step2_fetch`), with the stored reading of each text valid for it."""
-    caller = Caller(store, identity, actor="mem0-dream")
-    where = scoped_filter(caller, {"AND": [{"user_id": identity.user_id}, {"app_id": identity.project_id}]})
+    """Step 2 (`step2_fetch`), with the stored features of each text valid for it."""
     memories: dict[str, Memory] = {}
     stored: dict[str, str] = {}  # memory id -> its features column
     page_number: int | None = 1
     with store.read_snapshot():  # the pages of one moment: a concurrent delete must not shift a memory out
         while page_number is not None:
-            page = store.page(identity.user_id, where, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE,
-                              with_features=True)
+            page = store.page(identity.user_id, TRUE, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE,
+                              app_id=identity.project_id, with_features=True)
             for memory, value in zip(page.results, page.features):
                 if memories.setdefault(memory.id, memory) is memory and value is not None:
                     stored[memory.id] = value
@@ -89,7 +87,7 @@ def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progre
 
 
 def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
-    """Decode each stored reading valid for its memory's text (each distinct text once)."""
+    """Decode the stored features valid for each memory's text (each distinct text once)."""
     known: dict[str, TextFeatures] = {}
     valid_value: dict[str, str] = {}  # by text
     stored_ids = set()
@@ -147,7 +145,7 @@ def make_plan(store: SqliteStore, identity: Identity, now: datetime, progress: P
 def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
                  analysis_progress: Progress | None = None, semantic: "Semantic | None" = None, *,
                  store_vectors: bool = False) -> Prepared:
-    """`make_plan`, keeping what `store_new_readings` needs. With `semantic`, the memories'
+    """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
     vectors take part (`fetch_vectors`; stored when `store_vectors`)."""
     policy, source = step1_retention(identity.cwd)
     with collector_paused():  # fetch builds a record per memory too
@@ -158,18 +156,18 @@ def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress
     return Prepared(plan, fetched, features, embedded)
 
 
-def store_new_readings(store: SqliteStore, prepared: Prepared) -> int:
-    """Store the readings analysis made of texts that had no valid stored one (one short
+def store_new_features(store: SqliteStore, prepared: Prepared) -> int:
+    """Store the features analysis read of texts that had no valid stored ones (one short
     transaction; a cache, not a change of any memory). Returns how many rows took one."""
-    readings = []
+    values = []
     for memory in prepared.fetched.memories:
         features = prepared.features.get(memory.memory)
         if features is not None and memory.id not in prepared.fetched.stored_ids:
             value = encode(features, memory.memory)
             if value is not None:
-                readings.append((memory.id, memory.memory, value))
-    if not readings:
+                values.append((memory.id, memory.memory, value))
+    if not values:
         return 0
     with store.write() as writer:
-        return writer.store_features(prepared.plan.user_id, readings)
+        return writer.store_features(prepared.plan.user_id, values)
 

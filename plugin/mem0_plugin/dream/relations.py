@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .features import AnalysedMemory
+from .analysed import AnalysedMemory
 from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, relation
 from .neighbours import similar_vector_pairs
 from .plan import ConflictAction, MergeAction

@@ -21,9 +21,9 @@ from functools import lru_cache
 from itertools import islice
 from typing import Sequence
 
+from ..features import cased_words
+from ..lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
 from ..text import NEGATIONS, fold_plural
-from .features import cased_words
-from .lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
 
 MAX_TOPIC_SOURCE_WORDS = 64
 MAX_TOPIC_WORDS = 8

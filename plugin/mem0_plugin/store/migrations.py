@@ -16,8 +16,8 @@ Migration = Union[str, Callable[[sqlite3.Connection], None]]
 
 def _retokenize_unspaced(conn: sqlite3.Connection) -> None:
     """5: Chinese and Japanese text is indexed by character bigrams (`text.words`): rewrite the
-    full-text terms of every row holding such text, and drop its stored reading (dream's
-    `features` cache, read from the old words) so it is read again."""
+    full-text terms of every row holding such text, and drop its stored features (the
+    `features` cache, read from the old words) so they are read again."""
     rows = conn.execute("SELECT rowid, memory FROM memories").fetchall()
     changed = [(terms_text(significant_words(text)), rowid) for rowid, text in rows
                if isinstance(text, str) and has_unspaced(text)]
@@ -129,7 +129,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             ON CONFLICT (user_id, app_key, lifecycle_state) DO UPDATE SET n = n + 1;
     END;
     """,
-    # 3: dream's stored reading of each text (`dream.stored_features`); NULL until the text is
+    # 3: the stored features of each text (`stored_features`); NULL until the text is
     # next written or dream --auto fills it in (a cache: dream reads the text when it is missing).
     """
     ALTER TABLE memories ADD COLUMN features TEXT;

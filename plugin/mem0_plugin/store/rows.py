@@ -7,7 +7,7 @@ import json
 import sqlite3
 from typing import Any
 
-from ..dream.stored_features import encode_for
+from ..stored_features import encode_for
 from ..records import Memory, memory_of_values
 from ..text import significant_words, terms_text
 from ..timeutil import parse_timestamp, to_micros
@@ -18,7 +18,7 @@ COLUMNS = ("id", "user_id", "app_id", "agent_id", "run_id", "memory", "metadata"
 SELECT_COLUMNS = ", ".join(COLUMNS)
 WRITE_COLUMNS = (*COLUMNS, "text_hash", "type", "created_us", "updated_us", "terms", "features")
 # read from the text: kept as they are by a change that keeps the text (and so the full-text
-# index is not rewritten); `features` is dream's stored reading of it (`dream.stored_features`)
+# index is not rewritten); `features` is the text's stored features (`stored_features`)
 TEXT_DERIVED_COLUMNS = frozenset({"memory", "text_hash", "terms", "features"})
 UNCHANGED_TEXT_COLUMNS = tuple(c for c in WRITE_COLUMNS if c not in TEXT_DERIVED_COLUMNS)
 
@@ -96,19 +96,19 @@ def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
                              state, replacement, _json_ids(sources), bool(immutable), int(version)))
 
 
-READ_THE_TEXT = object()  # `memory_to_row`'s default reading: computed from the text here
+FROM_THE_TEXT = object()  # `memory_to_row`'s default features: computed from the text here
 
 
-def memory_to_row(memory: Memory, *, with_text: bool = True, reading: object = READ_THE_TEXT) -> tuple:
+def memory_to_row(memory: Memory, *, with_text: bool = True, features: object = FROM_THE_TEXT) -> tuple:
     """The values of `WRITE_COLUMNS` for `memory`, or of `UNCHANGED_TEXT_COLUMNS` when
-    `with_text` is false (a change that keeps the text need not re-read it). `reading` is the
-    `features` value when the caller already has it (`encode_for(memory.memory)`)."""
+    `with_text` is false (a change that keeps the text need not re-read it). `features` is the
+    `features` column's value when the caller already has it (`encode_for(memory.memory)`)."""
     if not with_text:
         return tuple(value for column, value in zip(WRITE_COLUMNS, _row(memory, "", "", None))
                      if column not in TEXT_DERIVED_COLUMNS)
-    if reading is READ_THE_TEXT:
-        reading = encode_for(memory.memory)
-    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)), reading)
+    if features is FROM_THE_TEXT:
+        features = encode_for(memory.memory)
+    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)), features)
 
 
 def _row(memory: Memory, hashed: str, terms: str, features: str | None) -> tuple:

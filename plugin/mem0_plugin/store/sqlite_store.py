@@ -19,9 +19,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from ..errors import ConfigError, NotFoundError, StaleWriteError, StoreError
+from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
@@ -34,7 +35,7 @@ if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never
     import numpy as np
 
     from .vectors import VectorIndex
-from .rows import (READ_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row,
+from .rows import (FROM_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row,
                    row_to_memory, text_hash)
 
 BUSY_TIMEOUT_MS = 60_000
@@ -100,17 +101,6 @@ class HistoryEntry:
     after: dict | None
 
 
-def sqlite_path(url: str) -> Path:
-    """`sqlite:///abs/path` (or `sqlite:////abs/path`) → the file path."""
-    if not url.startswith("sqlite://"):
-        scheme = url.split(":", 1)[0] if ":" in url else url
-        raise ConfigError(f"store URL scheme {scheme!r} is not supported yet; use sqlite:///<path>")
-    path = url[len("sqlite://"):]
-    if not path or path == "/":
-        raise ConfigError(f"store URL has no file path: {url!r}")
-    return Path("/" + path.lstrip("/")) if path.startswith("/") else Path(path)
-
-
 def _is_locked(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -136,7 +126,7 @@ class SqliteStore:
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
-        self.url = f"sqlite://{self.path if self.path.is_absolute() else '/' + str(self.path)}"
+        self.url = sqlite_url(self.path)
         self._lock = threading.RLock()
         self._conn = self._connect()
         self._views = 0  # bumped whenever what this connection sees may change (see _view)
@@ -272,33 +262,40 @@ class SqliteStore:
                 found[memory.id] = memory
         return found
 
-    def _where(self, user_id: str, where: CompiledFilter, mode: ReadMode) -> tuple[str, list]:
+    def _where(self, user_id: str, where: CompiledFilter, mode: ReadMode,
+               app_id: str | None = None) -> tuple[str, list]:
         marks = ", ".join("?" * len(mode.value))
-        sql = f"user_id = ? AND lifecycle_state IN ({marks}) AND {where.sql}"
-        return sql, [user_id, *mode.value, *where.params]
+        project_sql, project = (" AND app_id = ?", [app_id]) if app_id is not None else ("", [])
+        sql = f"user_id = ? AND lifecycle_state IN ({marks}){project_sql} AND {where.sql}"
+        return sql, [user_id, *mode.value, *project, *where.params]
 
     def page(self, user_id: str, where: CompiledFilter = TRUE, mode: ReadMode = ReadMode.DEFAULT,
-             page: int = 1, page_size: int = 100, *, with_features: bool = False) -> Page:
-        """One page in (created_at, id) order, with the count of the whole read.
+             page: int = 1, page_size: int = 100, *, app_id: str | None = None,
+             with_features: bool = False) -> Page:
+        """One page in (created_at, id) order, with the count of the whole read: the user's
+        memories in `mode`'s states, of project `app_id` when given, that match `where`.
 
         Paging on through an unchanged store (what dream's fetch and an agent do) costs the
         same on page 500 as on page 1: the count and where each page ended are remembered
         while the view is unchanged (`_view`), and the next page starts after the last
         (created_at, id) seen instead of skipping OFFSET rows. Any change in between, and
-        every other page, falls back to count(*) and OFFSET: the same rows either way.
+        every other page, falls back to count(*) and OFFSET: the same rows either way. A read of
+        the user (or of one project, `app_id`) with no other condition is counted from the
+        per-project counts (`memory_counts`), no row read.
 
-        `with_features` also returns each memory's `features` column (dream's stored reading
-        of its text, `dream.stored_features`): None where missing, or on a store whose
+        `with_features` also returns each memory's `features` column (its text's stored
+        features, `stored_features`): None where missing, or on a store whose
         schema predates the column (one opened read-only is never migrated)."""
-        sql, params = self._where(user_id, where, mode)
+        sql, params = self._where(user_id, where, mode, app_id)
         offset = (page - 1) * page_size
         columns = f"{SELECT_COLUMNS}, {'features' if with_features and self._has_features_column() else 'NULL'}, created_us"
         with self._lock:
             view, key = self._view(), (sql, tuple(params))
             pager = self._pager
             if view is None or pager is None or pager.view != view or pager.key != key:
-                count = self._scope_count(user_id, where, mode)
-                if count is None:
+                if where is TRUE:
+                    count = self._scope_count(user_id, mode, app_id)
+                else:
                     count = self._query(f"SELECT count(*) FROM memories WHERE {sql}", params)[0][0]
                 pager = _Pager(view, key, count)
                 self._pager = pager if view is not None else None
@@ -329,18 +326,10 @@ class SqliteStore:
             self._features_column = any(row[1] == "features" for row in self._query("PRAGMA table_info(memories)"))
         return self._features_column
 
-    def _scope_count(self, user_id: str, where: CompiledFilter, mode: ReadMode) -> int | None:
-        """The count of a read confined to the user and at most a project, from `memory_counts`
-        (no rows read); None for any other filter (count(*) it is)."""
-        if where.sql == "1":
-            app_sql, app_params = "", []
-        elif where.sql == "(app_id = ?)" and isinstance(where.params[0], str):
-            app_sql, app_params = " AND app_key = ?", ["=" + where.params[0]]
-        elif (where.sql == "((user_id = ?) AND (app_id = ?))" and where.params[0] == user_id
-              and isinstance(where.params[1], str)):
-            app_sql, app_params = " AND app_key = ?", ["=" + where.params[1]]
-        else:
-            return None
+    def _scope_count(self, user_id: str, mode: ReadMode, app_id: str | None) -> int:
+        """How many of the user's memories (of project `app_id`, when given) are in `mode`'s
+        states, from `memory_counts` (no rows read)."""
+        app_sql, app_params = (" AND app_key = ?", ["=" + app_id]) if app_id is not None else ("", [])
         marks = ", ".join("?" * len(mode.value))
         return self._query(f"SELECT coalesce(sum(n), 0) FROM memory_counts WHERE user_id = ? "
                            f"AND lifecycle_state IN ({marks}){app_sql}", [user_id, *mode.value, *app_params])[0][0]
@@ -641,11 +630,11 @@ class Writer:
     def exists(self, memory_id: str) -> bool:
         return self._execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 
-    def insert(self, memory: Memory, *, event: str = "ADD", actor: str, reading: object = READ_THE_TEXT) -> Memory:
-        """Insert `memory` and its history row; `reading`: its `features` value if already known."""
+    def insert(self, memory: Memory, *, event: str = "ADD", actor: str, features: object = FROM_THE_TEXT) -> Memory:
+        """Insert `memory` and its history row; `features`: its `features` column value if already known."""
         marks = ", ".join("?" * len(WRITE_COLUMNS))
         self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
-                      memory_to_row(memory, reading=reading))
+                      memory_to_row(memory, features=features))
         self.record(memory.user_id, memory.id, event, actor, None, memory)
         return memory
 
@@ -665,12 +654,12 @@ class Writer:
         self.record(before.user_id, before.id, event, actor, before, after)
         return after
 
-    def store_features(self, user_id: str, readings: Iterable[tuple[str, str, str]]) -> int:
-        """Store dream's reading (`dream.stored_features`) of memories that had none, from
+    def store_features(self, user_id: str, values: Iterable[tuple[str, str, str]]) -> int:
+        """Store the features (`stored_features`) of memories that had none, from
         (id, text, value) triples; a memory whose text changed meanwhile is left alone. A cache:
         no version bump, no history. Returns how many rows took it."""
         cursor = self._conn.executemany("UPDATE memories SET features = ? WHERE id = ? AND user_id = ? AND memory = ?",
-                                        ((value, memory_id, user_id, text) for memory_id, text, value in readings))
+                                        ((value, memory_id, user_id, text) for memory_id, text, value in values))
         return cursor.rowcount
 
     def store_vectors(self, user_id: str, model: str, vectors: Iterable[tuple[str, str, "np.ndarray"]]) -> int:
@@ -753,6 +742,9 @@ def _with_version(memory: Memory) -> dict:
     return {**memory.to_dict(), "version": memory.version}
 
 
-def open_store(url: str, *, readonly: bool = False) -> SqliteStore:
-    """The store named by a URL (docs/identity.md, "Store URLs"); only `sqlite:///` exists today."""
-    return SqliteStore(sqlite_path(url), readonly=readonly)
+def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
+    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"); only SQLite exists today. An explicit
+    store's directory must exist; the file is created on the first open (not read-only)."""
+    location = parse_store_url(where) if isinstance(where, str) else where
+    check_directory(location)
+    return SqliteStore(location.path, readonly=readonly)

@@ -1,4 +1,5 @@
-"""The small word lists behind dream's merge and conflict rules (see `analysis`).
+"""The small word lists behind dream's merge and conflict rules (see `dream.analysis`); a module
+below the store and dream because the text features (`features`) read them too.
 
 * `WEAK_WORDS` — significant words that add no condition, scope or value to a statement:
   generic nouns for "the thing chosen" (``db``, ``tool``, ``library``, ``project``),

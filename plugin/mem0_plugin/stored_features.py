@@ -58,9 +58,9 @@ def encode_for(text: str) -> str | None:
     return encode(text_features(text), text)
 
 
-def readings_of(texts: Sequence[str]) -> Iterator[str | None]:
+def encode_all(texts: Sequence[str]) -> Iterator[str | None]:
     """`encode_for` of each text, in order. A large batch (an import) is read by a second
-    process while the caller writes what it gets, so the reading costs no time on a machine
+    process while the caller writes what it gets, so the encoding costs no time on a machine
     with a spare core; where no process can be started, the texts are read here."""
     if len(texts) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
         return map(encode_for, texts)
@@ -70,10 +70,10 @@ def readings_of(texts: Sequence[str]) -> Iterator[str | None]:
         pool = multiprocessing.get_context("fork").Pool(1)  # started now, before the caller's transaction
     except (OSError, ValueError):
         return map(encode_for, texts)
-    return _read_by(pool, texts)
+    return _encoded_by(pool, texts)
 
 
-def _read_by(pool, texts: Sequence[str]) -> Iterator[str | None]:
+def _encoded_by(pool, texts: Sequence[str]) -> Iterator[str | None]:
     with pool:  # ended when the caller stops reading (done, or an error)
         yield from pool.imap(encode_for, texts, chunksize=256)
 

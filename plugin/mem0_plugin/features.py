@@ -1,4 +1,10 @@
-"""What dream's rules read in a memory's text (`TextFeatures`), and the memory as analysed.
+"""A text's features (`TextFeatures`): what dream's rules read in one memory's text, lexically.
+
+One concept, one name: *features* are computed from the text alone (`text_features`),
+stored with each memory in the store's `features` column (`stored_features`), and read
+by dream's analysis (`dream.analysed.AnalysedMemory.features`). What the pair rules
+read on top of them, lazily, is a `dream.meaning.Reading`. This module sits below the
+store and dream, which both use it.
 
 * ``sig`` — the significant words (`text.significant_words`), the basis of the Jaccard rule.
 * ``negated`` — a negation word (`text.NEGATIONS`) occurs: "Use X" vs "Don't use X".
@@ -28,14 +34,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from typing import Callable
 
-from ..errors import InvalidInputError
-from ..records import Memory
-from ..text import NEGATIONS, STOP_WORDS, WORD_PATTERN, fold_plural, significant_of, words
-from ..timeutil import parse_timestamp, to_micros
+from .text import NEGATIONS, STOP_WORDS, WORD_PATTERN, fold_plural, significant_of, words
 from .lexicon import CANONICAL_PREDICATE, QUALIFIERS, WEAK_WORDS, canonical
 
 _ASCII_CAPITALISED_WORD = re.compile(r"\b[^\W_]*[A-Z][^\W_]*(?:['’][^\W_]+)?")
@@ -195,46 +197,3 @@ def _is_name(token: str, starts_sentence: bool) -> bool:
         return False
     inner_capital = token[1:] != token[1:].lower()
     return inner_capital or (token[0].isupper() and not starts_sentence)
-
-
-@dataclass(frozen=True, slots=True)
-class AnalysedMemory:
-    """An eligible memory with its text features, its parsed creation time (None: unparseable),
-    and its id and type (`Memory.type`) read once: the rules read them at every step."""
-
-    memory: Memory
-    features: TextFeatures
-    created: datetime | None
-    id: str
-    type: str
-
-    @property
-    def newest_first_key(self) -> tuple[int, float, str]:
-        """Sort key putting the likely winner first: newer, then more confident, then smaller id."""
-        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
-        confidence = self.memory.confidence
-        return (-micros, -(confidence if confidence is not None else -1.0), self.id)
-
-    @property
-    def oldest_first_key(self) -> tuple[int, str]:
-        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
-        return (micros, self.id)
-
-
-def analysed(memory: Memory, cache: dict[str, TextFeatures] | None = None) -> AnalysedMemory:
-    """`memory` with its features (looked up in, and added to, `cache` when given) and creation time."""
-    features = cache.get(memory.memory) if cache is not None else None
-    if features is None:
-        features = text_features(memory.memory)
-        if cache is not None:
-            cache[memory.memory] = features
-    return AnalysedMemory(memory=memory, features=features, created=parse_created(memory.created_at),
-                          id=memory.id, type=memory.type)
-
-
-def parse_created(value: object) -> datetime | None:
-    """`created_at` as an aware UTC datetime, or None when missing or unparseable."""
-    try:
-        return parse_timestamp(value, "created_at")
-    except InvalidInputError:
-        return None

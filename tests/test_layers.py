@@ -1,0 +1,98 @@
+"""The package's layers import downward only: read from the source with `ast`, every import
+(lazy and type-checking ones included) checked against the order below.
+
+    core   errors, text, records, filters, features, stored_features, store_url, identity ...
+    store  store/* — core only
+    dream  dream/* — never the CLI or the server
+    edges  cli/*, server — nothing imports them
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import mem0_plugin
+
+PACKAGE = Path(mem0_plugin.__file__).parent
+CORE = frozenset({"errors", "jsontext", "timeutil", "text", "sanitize", "secrets", "records", "filters",
+                  "lexicon", "features", "stored_features", "store_url", "arguments", "mem0_config",
+                  "identity", "importer"})
+EDGES = frozenset({"cli", "server"})
+
+
+def _module_name(path: Path) -> tuple[str, ...]:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _exists(parts: tuple[str, ...]) -> bool:
+    base = PACKAGE.joinpath(*parts) if parts else PACKAGE
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def imports_of(path: Path) -> set[tuple[str, ...]]:
+    """The package modules `path` imports, as name parts below `mem0_plugin`."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name[:-1]
+    found: set[tuple[str, ...]] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+            elif node.module and node.module.split(".")[0] == "mem0_plugin":
+                base = ()
+            else:
+                continue
+            module = tuple((node.module or "").split(".")) if node.module else ()
+            if not node.level:
+                module = module[1:]
+            target = base + module
+            found.add(target)
+            found |= {target + (alias.name,) for alias in node.names if _exists(target + (alias.name,))}
+        elif isinstance(node, ast.Import):
+            found |= {tuple(alias.name.split(".")[1:]) for alias in node.names
+                      if alias.name.split(".")[0] == "mem0_plugin"}
+    return {target for target in found if target}
+
+
+def edges() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    return [(_module_name(path), target) for path in sorted(PACKAGE.rglob("*.py"))
+            for target in sorted(imports_of(path))]
+
+
+def _layer(parts: tuple[str, ...]) -> str:
+    return parts[0] if parts else ""
+
+
+def test_the_import_graph_is_read():
+    found = set(edges())
+    assert (("store", "rows"), ("stored_features",)) in found  # relative, two levels
+    assert (("cli", "health_cli"), ("health_probes",)) in found  # `from .. import health_probes as probes`
+    assert (("store", "sqlite_store"), ("store", "search")) in found  # `from . import search as lexical`
+    assert (("dream", "pipeline"), ("semantic",)) in found  # under TYPE_CHECKING
+    assert len(found) > 150
+
+
+def test_core_modules_import_only_core_modules():
+    wrong = [(source, target) for source, target in edges()
+             if _layer(source) in CORE and _layer(target) not in CORE]
+    assert wrong == []
+
+
+def test_the_store_imports_only_core_modules():
+    wrong = [(source, target) for source, target in edges()
+             if _layer(source) == "store" and _layer(target) not in CORE | {"store"}]
+    assert wrong == []
+
+
+def test_dream_never_imports_the_cli_or_the_server():
+    wrong = [(source, target) for source, target in edges()
+             if _layer(source) == "dream" and _layer(target) in EDGES]
+    assert wrong == []
+
+
+def test_nothing_but_the_cli_imports_the_cli_or_the_server():
+    wrong = [(source, target) for source, target in edges()
+             if _layer(target) in EDGES and _layer(source) != "cli"]
+    assert wrong == []
