@@ -62,6 +62,7 @@ class LockBusyError(Mem0PluginError):
     """Another `mem0-dream --auto` holds the lock."""
 
     exit_code = 0
+    lock_path: object = None  # the lock file held (a Path), set where it is raised
 
 
 class PlanError(InvalidInputError):

@@ -127,7 +127,7 @@ def parse_ids(text: str) -> list[str]:
 
 def match_record(memory: Memory, score: float | None = None) -> dict:
     """One match in `--json`: the full id, the masked text, type, dates and state."""
-    record = {"id": memory.id, "memory": mask(memory.memory), "type": memory.type,
+    record: dict[str, object] = {"id": memory.id, "memory": mask(memory.memory), "type": memory.type,
               "created_at": memory.created_at, "lifecycle_state": memory.lifecycle_state,
               "app_id": memory.app_id}
     if score is not None:

@@ -14,12 +14,15 @@ import queue
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from .embeddings import Embedder, EmbedderUnavailable, embedder_from_config
 from .store import SqliteStore
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 BACKFILL_BATCH = 256
 INLINE_BACKFILL = 256  # a search embeds at most this many memories that lack a vector
@@ -42,7 +45,7 @@ class Semantic:
         self._lock = threading.Lock()
         self._queue: queue.Queue | None = None
         self._prepared: set[tuple] = set()
-        self._pool = None  # the worker that embeds queries (`query_vector_soon`)
+        self._pool: ThreadPoolExecutor | None = None  # the worker that embeds queries (`query_vector_soon`)
 
     @classmethod
     def from_home(cls, home: Path, *, quiet: bool = False) -> "Semantic":

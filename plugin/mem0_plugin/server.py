@@ -13,9 +13,9 @@ import logging
 import sys
 import threading
 import traceback
-from typing import Annotated, Any, Callable
+from typing import TYPE_CHECKING, Annotated, Any, Callable
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -29,6 +29,9 @@ from .identity import Identity, resolve_identity
 from .sanitize import printable
 from .store import SqliteStore, open_store
 from .store_url import check_directory
+
+if TYPE_CHECKING:
+    from .semantic import Semantic
 
 log = logging.getLogger("mem0_plugin.server")
 
@@ -62,7 +65,7 @@ class Resources:
     def __init__(self, identity: Identity):
         self.identity = identity
         self._store: SqliteStore | None = None
-        self._semantic = None
+        self._semantic: Semantic | None = None
         self._opening = threading.Lock()  # tool calls run on worker threads
 
     def caller(self) -> operations.Caller:
@@ -102,9 +105,16 @@ def accept_id_alias(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def forbid_unknown_arguments(tool: Tool) -> Tool:
     """The tool with an arguments model that refuses undeclared names (`additionalProperties: false`)."""
     loose = tool.fn_metadata.arg_model
-    strict = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
+    strict: type[BaseModel] = type(loose.__name__, (loose,),
+                                   {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
     metadata = tool.fn_metadata.model_copy(update={"arg_model": strict})
     return tool.model_copy(update={"fn_metadata": metadata, "parameters": strict.model_json_schema(by_alias=True)})
+
+
+def writing(*, destructive: bool, idempotent: bool | None = None) -> ToolAnnotations:
+    """The annotations of a tool that writes to the store (and nothing outside it)."""
+    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
+                           open_world_hint=False)
 
 
 class Mem0MCPServer(MCPServer):
@@ -157,7 +167,7 @@ def _bounds(prop: dict[str, Any]) -> tuple[Any, Any]:
 
 
 def build_server(resources: Resources) -> MCPServer:
-    read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     @_tool_errors
     def add_memory(
@@ -212,10 +222,9 @@ def build_server(resources: Resources) -> MCPServer:
     def delete_memory(memory_id: MemoryId) -> dict[str, Any]:
         return operations.delete_memory(resources.caller(), memory_id)
 
-    writes = dict(readOnlyHint=False, openWorldHint=False)
     tools = [
         Tool.from_function(add_memory, description="Store a memory for the current user and project.",
-                           annotations=ToolAnnotations(destructiveHint=False, **writes)),
+                           annotations=writing(destructive=False)),
         Tool.from_function(search_memories, annotations=read_only,
                            description="Search memories by meaning of the words; each result has a score in [0, 1]."),
         Tool.from_function(get_memories, annotations=read_only,
@@ -224,12 +233,12 @@ def build_server(resources: Resources) -> MCPServer:
         # The same update again changes nothing (no new version): idempotent.
         Tool.from_function(update_memory, description=(
             "Change a memory's text and/or metadata (metadata keys merge; null removes a key)."),
-            annotations=ToolAnnotations(destructiveHint=False, idempotentHint=True, **writes)),
+            annotations=writing(destructive=False, idempotent=True)),
         # As in mem0, deleting a memory that is gone is an error ("not found: it was deleted"): not idempotent.
         Tool.from_function(delete_memory, description=(
             "Delete a memory (recoverable with `mem0-memories restore ID`). "
             "Deleting it again is an error saying it was deleted."),
-            annotations=ToolAnnotations(destructiveHint=True, idempotentHint=False, **writes)),
+            annotations=writing(destructive=True, idempotent=False)),
     ]
     return Mem0MCPServer([forbid_unknown_arguments(tool) for tool in tools])
 

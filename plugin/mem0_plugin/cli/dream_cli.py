@@ -139,10 +139,10 @@ def parse_resolutions(plan: Plan, values: list[str]) -> dict[str, str]:
     resolutions = {c.ids[0]: "skip" for c in plan.conflicts}
     for value in values:
         key, sep, choice = value.partition("=")
-        choice = {"a": "A", "b": "B", "skip": "skip"}.get(choice.strip().lower())
-        if not sep or choice is None:
+        picked = {"a": "A", "b": "B", "skip": "skip"}.get(choice.strip().lower())
+        if not sep or picked is None:
             raise InvalidInputError(f"--resolve takes <conflict id>=A|B|skip, got {value!r}")
-        resolutions[_conflict_for(plan, key)] = choice
+        resolutions[_conflict_for(plan, key)] = picked
     return resolutions
 
 

@@ -70,7 +70,7 @@ def _read_deep(store: SqliteStore, identity: Identity, semantic: "Semantic | Non
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
         observed = _read(store, identity, deep=True, semantic=semantic)
-        valid = store.still_valid()
+        valid = not isinstance(store, probes.SnapshotStore) or store.still_valid()
     if valid:
         return observed
     with SqliteStore(store.path, readonly=True) as again:
@@ -90,7 +90,8 @@ def store_checks(identity: Identity, deep: bool, now: datetime,
     """Store, Search and Write/Read, and (with `deep`) the quality report (by meaning too when
     `semantic` is available)."""
     probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
-    observed, write = StoreRead(), (None, "")
+    observed = StoreRead()
+    write: tuple[str | None, str] = (None, "")
     if store is not None:
         if deep:
             observed = _read_deep(store, identity, semantic)

@@ -228,7 +228,7 @@ def _read_flags(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="Manage the memories of the embedded store.")
     identity_arguments(parser)
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     identity_arguments(common, suppress=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -27,7 +27,7 @@ class Terminal:
     @classmethod
     def standard(cls) -> "Terminal":
         try:  # an undecodable answer (strict UTF-8 locale) is a wrong answer, asked again, not a crash
-            sys.stdin.reconfigure(errors="replace")
+            sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):
             pass
         return cls(sys.stdin, sys.stdout, sys.stderr, colour=sys.stdout.isatty())

@@ -102,7 +102,7 @@ def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] |
 
 
 def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> None:
-    metadata = {"type": action.type, "branch": identity.branch, "source": ACTOR}
+    metadata: dict[str, object] = {"type": action.type, "branch": identity.branch, "source": ACTOR}
     confidences = [m.confidence for m in sources if m.confidence is not None]
     if confidences:
         metadata["confidence"] = max(confidences)
@@ -125,9 +125,9 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str
     current = _current(writer, plan, ids)
     if isinstance(current, str):
         return current
-    if step.kind == "merge":
+    if isinstance(action, MergeAction):
         _merge(writer, plan, identity, action, current)
-    elif step.kind == "resolve":
+    elif isinstance(action, ConflictAction):
         _resolve(writer, action, step.choice, current)
     else:
         writer.delete(current[0], ACTOR, event="PRUNE")

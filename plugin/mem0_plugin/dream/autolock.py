@@ -92,7 +92,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Union
 
 from ..errors import ConfigError, LockBusyError
 from ..timeutil import format_timestamp, parse_timestamp
@@ -436,8 +436,8 @@ def _restore_mask(old_mask: Optional[set]) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 
 
-def _install_sigterm_handler() -> object:
-    fired = []
+def _install_sigterm_handler() -> Any:
+    fired: list[int] = []
 
     def on_sigterm(signum, frame):
         if fired:
@@ -448,7 +448,7 @@ def _install_sigterm_handler() -> object:
     return signal.signal(signal.SIGTERM, on_sigterm)
 
 
-def _restore_sigterm_handler(previous: object, handles_signals: bool) -> None:
+def _restore_sigterm_handler(previous: Any, handles_signals: bool) -> None:
     if handles_signals:
         # None means a handler installed outside Python: the default is the best we can do.
         signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)

@@ -103,7 +103,7 @@ class Reading:
     @property
     def names(self) -> frozenset[str]:
         if self._names is None:
-            names = self.features.names
+            names: frozenset[str] | set[str] = self.features.names
             if not self.text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
                 # (and a run of Chinese ending in "PostgreSQL" is one token there, no name)
                 names = {n for n in names if not has_unspaced(n)}

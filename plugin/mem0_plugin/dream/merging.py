@@ -157,7 +157,7 @@ def split_component(nodes: Sequence[Node]) -> Iterator[list[Node]]:
     """Greedy groups (best node first) in which every pair and the union qualify."""
     remaining = list(nodes)
     while remaining:
-        group, left = [remaining[0]], []
+        group, left = [remaining[0]], list[Node]()
         for node in remaining[1:]:
             (group if fits(group, node) else left).append(node)
         if sum(len(n.members) for n in group) >= 2:

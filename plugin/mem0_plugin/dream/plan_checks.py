@@ -11,7 +11,7 @@ Every key is required and no other key is allowed (a conflict's ``texts`` is opt
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, ValidationError,
                       ValidationInfo, WrapValidator, field_validator, model_validator)
@@ -99,10 +99,16 @@ def _one_of(options: tuple[str, ...]) -> Any:
     return Annotated[Literal[options], _says(f"must be one of {', '.join(options)}")]
 
 
-MemoryIds = _memory_ids(2)
-IdPair = _memory_ids(2, exactly=True)
-PolicySource = _one_of(POLICY_SOURCES)
-PruneReason = _one_of(PRUNE_REASONS)
+if TYPE_CHECKING:  # what the checker sees; pydantic reads the annotated forms below
+    MemoryIds = list[str]
+    IdPair = list[str]
+    PolicySource = str
+    PruneReason = str
+else:
+    MemoryIds = _memory_ids(2)
+    IdPair = _memory_ids(2, exactly=True)
+    PolicySource = _one_of(POLICY_SOURCES)
+    PruneReason = _one_of(PRUNE_REASONS)
 
 
 class _Strict(BaseModel):

@@ -54,7 +54,10 @@ def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction
         if group_a is None and group_b is None:
             group_of[older.id] = group_of[newer.id] = [older, newer]
             continue
-        group, joining = (group_a, newer) if group_a is not None else (group_b, older)
+        if group_a is not None:
+            group, joining = group_a, newer
+        elif group_b is not None:
+            group, joining = group_b, older
         if all(frozenset((member.id, joining.id)) in cosines for member in group):
             group.append(joining)
             group_of[joining.id] = group

@@ -77,7 +77,7 @@ def _common_words(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, str]]:
     return common
 
 
-def _shared_opening(a: Sequence[str], b: Sequence[str]) -> int:
+def _shared_opening(a: Sequence[str | None], b: Sequence[str | None]) -> int:
     """How many keys `a` and `b` share at their start."""
     shared = 0
     for key_a, key_b in zip(a, b):
@@ -87,7 +87,7 @@ def _shared_opening(a: Sequence[str], b: Sequence[str]) -> int:
     return shared
 
 
-def _suffix_lcs_lengths(a: Sequence[str], b: Sequence[str], start: int = 0) -> list[list[int]]:
+def _suffix_lcs_lengths(a: Sequence[str | None], b: Sequence[str | None], start: int = 0) -> list[list[int]]:
     """``length[i][j]``: the length of the longest common subsequence of ``a[i:]`` and ``b[j:]``,
     for ``i, j >= start`` (the rest is left 0)."""
     cols = len(b)
@@ -115,4 +115,5 @@ def _trim(common: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def _shown(a: str, b: str) -> str:
     if a.lower() == b.lower():
         return a
-    return PREDICATE_LABELS.get(_word_key(a), a)
+    key = _word_key(a)
+    return PREDICATE_LABELS.get(key, a) if key is not None else a

@@ -21,7 +21,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -52,8 +52,8 @@ def threads() -> int:
 
 @dataclass
 class _Loaded:
-    session: object
-    tokenizer: object
+    session: Any  # onnxruntime.InferenceSession (untyped library)
+    tokenizer: Any  # tokenizers.Tokenizer
     inputs: frozenset[str]
 
 

@@ -108,7 +108,8 @@ def memory_to_row(memory: Memory, *, with_text: bool = True, features: object = 
                      if column not in TEXT_DERIVED_COLUMNS)
     if features is FROM_THE_TEXT:
         features = encode_for(memory.memory)
-    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)), features)
+    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)),
+                features if isinstance(features, str) else None)
 
 
 def _row(memory: Memory, hashed: str, terms: str, features: str | None) -> tuple:

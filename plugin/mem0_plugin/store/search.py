@@ -68,7 +68,8 @@ def document_frequencies(query: Query, terms: Sequence[str]) -> dict[str, int]:
 def select_terms(frequencies: dict[str, int], budget: int) -> tuple[list[str], list[str]]:
     """(selected, rest): the rarest present terms within `budget` postings, and the others."""
     present = sorted((t for t, n in frequencies.items() if n), key=lambda t: (frequencies[t], t))
-    selected, total = [], 0
+    selected: list[str] = []
+    total = 0
     for term in present:
         if selected and total + frequencies[term] > budget:
             break

@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -171,7 +171,7 @@ class SqliteStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _query(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         try:
             with self._lock:
                 return _retry_locked(lambda: self._conn.execute(sql, params).fetchall())
@@ -376,10 +376,10 @@ class SqliteStore:
         read through the scope's SQL, widening fourfold until enough are in scope."""
         from .vectors import top_matches
 
-        limit, kept = 2 * wanted, []  # room for some out of scope (other projects, merged ...)
+        limit = 2 * wanted  # room for some out of scope (other projects, merged ...)
         while True:
             matches = top_matches(matrix, query_vector, limit)
-            kept = []
+            kept: list[tuple[Memory, float, str]] = []
             for start in range(0, len(matches), 500):
                 chunk = matches[start:start + 500]
                 marks = ", ".join("?" * len(chunk))
@@ -505,7 +505,7 @@ class SqliteStore:
         return embedded, total
 
     def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
-        sql, params = "SELECT count(*) FROM memories WHERE 1", []
+        sql, params = "SELECT count(*) FROM memories WHERE 1", list[Any]()
         if user_id is not None:
             sql, params = sql + " AND user_id = ?", [*params, user_id]
         if app_id is not None:
