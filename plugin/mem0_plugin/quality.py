@@ -30,7 +30,7 @@ from .dream.analysis import analyse, takes_part
 from .dream.candidates import jaccard_value, similar_pairs
 from .dream.features import parse_created
 from .dream.plan import ConflictAction
-from .health import plural
+from .wording import plural
 from .records import ACTIVE, UNKNOWN_TYPE, Memory
 from .sanitize import printable
 from .secrets import mask, secret_kinds
