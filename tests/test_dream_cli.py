@@ -409,6 +409,8 @@ def _edit(path: Path, change) -> Path:
      "the plan is for project 'other'"),
     ("unknown resolve id", lambda p: p, ("--resolve", "deadbeef=A"),
      "--resolve 'deadbeef' names no conflict of the plan"),
+    ("short resolve id", lambda p: p, ("--resolve", f"{REDIS_DONT[:7]}=A"),
+     f"--resolve '{REDIS_DONT[:7]}': id prefix {REDIS_DONT[:7]} is too short: give at least 8 characters"),
     ("bad resolve choice", lambda p: p, ("--resolve", f"{REDIS_DONT}=C"), "--resolve takes"),
     ("resolve without =", lambda p: p, ("--resolve", REDIS_DONT), "--resolve takes"),
     ("no such file", lambda p: p.unlink(), (), "cannot read the plan"),

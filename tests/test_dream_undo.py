@@ -180,9 +180,9 @@ def test_run_ids_unknown_ambiguous_too_short_or_of_another_project_are_refused(d
         "abcdef12  2026-11-02 03:17  unknown      merged=0  pruned=0  resolved=0  not_applied=0  done\n"
         "abcdef12  2026-11-01 03:17  apply        merged=0  pruned=0  resolved=0  not_applied=0  done\n")
     assert refused(dream("--undo", "abcdef12"), 2) == \
-        "dream run id abcdef12 is ambiguous: more than one dream run starts with it"
+        "id prefix abcdef12 matches 2 dream runs; give more characters of the id"
     assert refused(dream("--undo", "abcdef1"), 2) == \
-        "dream run id 'abcdef1' is too short: give at least 8 characters"
+        "id prefix abcdef1 is too short: give at least 8 characters of the id"
     assert refused(dream("--undo", "ffffffff"), 3) == "dream run ffffffff not found"
     assert refused(dream("--undo", "0ddba11a"), 3) == "dream run 0ddba11a not found"  # another project's
     assert ok(dream("--undo", first, "--yes")) == "Nothing to undo.\n"  # a run that wrote nothing

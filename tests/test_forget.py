@@ -95,7 +95,7 @@ def test_invalid_answer_asks_again(planted, forget, remaining):
     done = forget("auth", input="7\nfoo\n2\n")
     error = "Not understood: '{}'. Enter numbers from 1 to 3 (e.g., 1,3,5), 'all', or 'cancel'.\n"
     assert done.stdout == (LISTING + PROMPT + error.format("7") + PROMPT + error.format("foo") + PROMPT
-                           + "Deleted 1 memories.\n" + restore_lines(ID3))
+                           + "Deleted 1 memory.\n" + restore_lines(ID3))
     assert remaining() == ALL - {ID3}
 
 
@@ -103,7 +103,7 @@ def test_by_id_yes(planted, forget, remaining):
     done = forget(ID2, input="y\n")
     assert done.returncode == 0
     assert done.stdout == ('Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
-                           "Delete this memory? [y/N] Deleted 1 memories.\n" + restore_lines(ID2))
+                           "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2))
     assert remaining() == ALL - {ID2}
 
 
@@ -118,14 +118,15 @@ def test_by_id_anything_but_yes_keeps_it(planted, forget, remaining, answer, tai
 
 def test_by_id_reaches_the_users_other_projects(planted, forget, remaining):
     done = forget(OTHER_PROJECT, input="yes\n")
-    assert "Deleted 1 memories.\n" in done.stdout
+    assert "Deleted 1 memory.\n" in done.stdout
     assert remaining() == ALL - {OTHER_PROJECT}
 
 
 def test_unknown_id_and_no_matches_are_clear(planted, forget, remaining):
     unknown = "99999999-9999-4999-8999-999999999999"
-    done = forget(unknown)
-    assert (done.returncode, done.stdout) == (0, f"No memory with ID {unknown} found. Nothing deleted.\n")
+    done = forget(unknown)  # exit 3 and one line, as with --ids
+    assert (done.returncode, done.stdout) == (3, "")
+    assert done.stderr == f"mem0-forget: error: memory {unknown} not found; nothing was deleted\n"
     done = forget("kubernetes", "helm")
     assert (done.returncode, done.stdout) == (0, 'No memories match "kubernetes helm" in project acme-api. '
                                                  "Nothing deleted.\n")
@@ -214,3 +215,49 @@ def test_parse_selection(answer, numbers):
 def test_parse_selection_refuses(answer):
     selection = parse_selection(answer, 3)
     assert selection.error and not selection.numbers and not selection.cancel
+
+
+# -- short ids: the [ID: ...] of a listing is enough ---------------------------------------
+
+def test_the_listed_short_id_finds_the_memory(planted, forget, remaining):
+    done = forget(ID2[:8], input="y\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ('Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
+                           "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2))
+    assert remaining() == ALL - {ID2}
+
+
+def test_ids_take_short_ids_and_delete_each_once(planted, forget, remaining):
+    done = forget("--ids", f"{ID1[:8]},{ID1},{ID4[:12]}", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Deleted 2 memories.\n" + restore_lines(ID1, ID4)
+    assert remaining() == ALL - {ID1, ID4}
+
+
+@pytest.mark.parametrize("ids, code, message", [
+    ("1111", 2, "id prefix 1111 is too short: give at least 8 characters of the id; nothing was deleted"),
+    ("99999999", 3, "memory 99999999 not found; nothing was deleted"),
+])
+def test_ids_with_a_short_or_unknown_prefix_delete_nothing(planted, forget, remaining, ids, code, message):
+    done = forget("--ids", f"{ID2},{ids}", "--yes")
+    assert (done.returncode, done.stdout, done.stderr) == (code, "", f"mem0-forget: error: {message}\n")
+    assert remaining() == ALL
+
+
+def test_a_word_that_prefixes_no_id_is_a_search(planted, forget, remaining):
+    done = forget("99999999")
+    assert (done.returncode, done.stdout) == (0, 'No memories match "99999999" in project acme-api. '
+                                                 "Nothing deleted.\n")
+    assert remaining() == ALL
+
+
+def test_an_ambiguous_short_id_is_refused(run_cli, tmp_path, forget, remaining):
+    twins = [{"id": f"abcdef12-0000-4000-8000-00000000000{n}", "memory": f"twin {n}"} for n in (1, 2)]
+    (tmp_path / "twins.json").write_text(json.dumps(twins))
+    assert run_cli("mem0-memories", "import", str(tmp_path / "twins.json"), cwd=str(tmp_path)).returncode == 0
+    for args in (["abcdef12"], ["--ids", "abcdef12", "--yes"]):
+        done = forget(*args, input="y\n")
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == ("mem0-forget: error: id prefix abcdef12 matches 2 memories; give more characters "
+                               "of the id; nothing was deleted\n")
+    assert remaining() == {twin["id"] for twin in twins}

@@ -1,7 +1,7 @@
 """The package's layers import downward only: read from the source with `ast`, every import
 (lazy and type-checking ones included) checked against the order below.
 
-    core   errors, text, records, filters, features, stored_features, store_url, identity ...
+    core   errors, text, records, filters, features, stored_features, store_url, identity, ids, wording ...
     store  store/* — core only
     dream  dream/* — never the CLI or the server
     edges  cli/*, server — nothing imports them
@@ -17,7 +17,7 @@ import mem0_plugin
 PACKAGE = Path(mem0_plugin.__file__).parent
 CORE = frozenset({"errors", "jsontext", "timeutil", "text", "sanitize", "secrets", "records", "filters",
                   "lexicon", "features", "stored_features", "store_url", "arguments", "mem0_config",
-                  "identity", "importer"})
+                  "identity", "importer", "ids", "wording"})
 EDGES = frozenset({"cli", "server"})
 
 

@@ -302,3 +302,16 @@ def test_server_with_a_corrupt_store_reports_the_store_error():
 
     first, second = run(main)
     assert "not a database" in first and "not a database" in second
+
+
+def test_tools_taking_an_id_take_a_unique_prefix_of_8_characters():
+    async def main():
+        async with server() as s:
+            memory_id = (await ok(s, "add_memory", text="Use pnpm, not npm"))["results"][0]["id"]
+            assert (await ok(s, "get_memory", memory_id=memory_id[:8]))["id"] == memory_id
+            assert (await ok(s, "update_memory", id=memory_id[:8], text="Use pnpm"))["memory"] == "Use pnpm"
+            assert "too short: give at least 8 characters" in await refused(s, "get_memory", memory_id=memory_id[:7])
+            assert await ok(s, "delete_memory", memory_id=memory_id[:8]) == {"message": "Memory deleted successfully!"}
+            assert "not found" in await refused(s, "get_memory", memory_id=memory_id[:8])
+
+    run(main)

@@ -317,7 +317,7 @@ def test_export_then_import_into_a_fresh_home_round_trips_byte_identical(mem, me
 
     everything = ok(mem("export", "--all-projects"))
     assert len(everything.splitlines()) == 7
-    assert ok(mem("import", "-", input=everything, env=fresh)) == "Imported 1 memories (6 already present).\n"
+    assert ok(mem("import", "-", input=everything, env=fresh)) == "Imported 1 memory (6 already present).\n"
     assert ok(mem("export", "--all-projects", env=fresh)) == everything
 
 
@@ -341,4 +341,70 @@ def test_import_of_identical_text_records_with_ids_keeps_both(mem, tmp_path):
     assert ok(mem("import", write(tmp_path / "a.json", json.dumps(records)))).startswith("Imported 2 ")
     no_ids = [{"memory": "plain"}, {"memory": "plain"}]
     assert ok(mem("import", write(tmp_path / "b.json", json.dumps(no_ids)))) == \
-        "Imported 1 memories (1 already present).\n"
+        "Imported 1 memory (1 already present).\n"
+
+
+# -- short ids, masked credentials, counts -------------------------------------------------
+
+def test_every_subcommand_taking_an_id_takes_a_unique_prefix(mem):
+    memory_id = added_id(mem("add", "Use pnpm, not npm"))
+    short = memory_id[:8]
+    assert json.loads(ok(mem("get", short)))["id"] == memory_id
+    assert ok(mem("delete", short)) == "Memory deleted successfully!\n"
+    assert [line.split()[1] for line in ok(mem("history", short)).splitlines()] == ["ADD", "DELETE"]
+    assert ok(mem("restore", short)) == f"Restored {memory_id} (active).\n"
+    assert "too short: give at least 8 characters" in one_line_error(mem("get", memory_id[:7]), 2)
+    assert "memory 0000000000 not found" in one_line_error(mem("get", "0000000000"), 3)
+
+
+def test_an_ambiguous_prefix_says_how_many_match(mem, tmp_path):
+    twins = [{"id": f"abcdef12-0000-4000-8000-00000000000{n}", "memory": f"twin {n}"} for n in (1, 2, 3)]
+    ok(mem("import", write(tmp_path / "twins.json", json.dumps(twins))))
+    for sub in ("get", "delete", "history", "restore"):
+        assert "id prefix abcdef12 matches 3 memories; give more characters of the id" in \
+            one_line_error(mem(sub, "abcdef12"), 2)
+    assert json.loads(ok(mem("get", "abcdef12-0000-4000-8000-000000000002")))["memory"] == "twin 2"
+
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_credentials_are_masked_wherever_a_text_is_printed_unless_asked(mem):
+    memory_id = added_id(mem("add", f"CI deploy token {SECRET} for the release job"))
+    mem("add", "CI runs on every push")
+    printed = {
+        "list": ok(mem("list")), "list --json": ok(mem("list", "--json")),
+        "get": ok(mem("get", memory_id)), "search": ok(mem("search", "deploy token")),
+        "search --json": ok(mem("search", "deploy token", "--json")),
+        "history": ok(mem("history", memory_id)), "history --json": ok(mem("history", memory_id, "--json")),
+        "add --json": ok(mem("add", f"CI deploy token {SECRET} for the release job", "--json")),
+    }
+    for what, out in printed.items():
+        assert SECRET not in out and "ghp_****" in out, what
+    for args in (["list"], ["get", memory_id], ["search", "deploy token"], ["history", memory_id, "--json"]):
+        assert SECRET in ok(mem(*args, "--show-secrets")), args
+    assert SECRET in ok(mem("export"))  # a backup keeps the text as stored
+
+
+def test_counts_are_singular_for_one(mem, tmp_path):
+    mem("add", "only one")
+    assert ok(mem("list")).splitlines()[-1] == "(1 memory, page 1)"
+    done = mem("export", "-o", str(tmp_path / "one.jsonl"))
+    assert ok(done) == "" and done.stderr == f"Exported 1 memory to {tmp_path / 'one.jsonl'}\n"
+
+
+def test_import_with_project_id_puts_every_record_into_that_project(mem, tmp_path):
+    records = [{"id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d", "memory": "kept elsewhere", "app_id": "acme-web"},
+               {"memory": "no project given"}, {"memory": "carried its own", "app_id": "acme-web"}]
+    path = write(tmp_path / "in.json", json.dumps(records))
+    assert ok(mem("import", path, "--project-id", "other")) == "Imported 3 memories into project other (0 already present).\n"
+    page = json.loads(ok(mem("list", "--json", "--filters", '{"app_id": "*"}')))
+    assert {r["memory"]: r["app_id"] for r in page["results"]} == {
+        "kept elsewhere": "other", "no project given": "other", "carried its own": "other"}
+
+    exported = ok(mem("export", "--project-id", "other"))  # already in the store: said, not moved
+    done = mem("import", "-", "--project-id", "third", input=exported)
+    assert ok(done) == "Imported 0 memories into project third (3 already present).\n"
+    assert done.stderr == ("mem0-memories: note: 3 memories already in the store under another project stayed "
+                           "there (an id is unique in a store; import into another store to copy them)\n")
+    assert json.loads(ok(mem("list", "--json", "--project-id", "third")))["count"] == 0

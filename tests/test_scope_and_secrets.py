@@ -121,7 +121,7 @@ def test_commands_for_bob_find_none_of_alices_memories_by_id(shared_store, run_c
     before = alice_state(shared_store)
     done = run_cli(*args, "--user-id", "bob", input="y\n")
     said = (done.stdout + done.stderr).lower()
-    assert done.returncode in (0, 3), (done.stdout, done.stderr)  # mem0-forget says so on stdout, exit 0
+    assert done.returncode == 3, (done.stdout, done.stderr)
     assert "not found" in said or "no history" in said or "no memory with id" in said, said
     assert "Alice" not in done.stdout + done.stderr
     assert alice_state(shared_store) == before

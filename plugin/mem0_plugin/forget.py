@@ -1,7 +1,9 @@
 """`mem0-forget` (docs/forget.md): the lines it prints and the answers it understands. Pure.
 
 * A match line: `<n>. <first 120 chars> (type: <type>, created: <date>) [ID: <short id>]`.
-* The id mode: `Found: "<first 120 chars>" (created <date>)`, then `Delete this memory? [y/N] `.
+* The id mode (a full id, or a unique prefix of at least 8 characters such as the listed
+  short id): `Found: "<first 120 chars>" (created <date>)`, then `Delete this memory? [y/N] `.
+* The outcome: `Deleted 1 memory.` or `Deleted <N> memories.`
 * The selection prompt: `Delete which memories? Enter numbers (e.g., 1,3,5), 'all', or 'cancel'. `
   Answers: numbers (ASCII digits) separated by commas and/or spaces, ranges (`2-4`), `all`, `cancel`.
   An empty answer or the end of input cancels; anything else is refused with a message
@@ -29,6 +31,10 @@ SELECT_PROMPT = "Delete which memories? Enter numbers (e.g., 1,3,5), 'all', or '
 CONFIRM_PROMPT = "Delete this memory? [y/N] "
 CANCELLED = "Cancelled. Nothing deleted."
 RESTORE_HINT = "Undo with: mem0-memories restore {id}"
+PURGE_WARNING = "--purge: the text is erased from the history too; it cannot be restored."
+PURGED = "Purged: the text is gone from the history too; this cannot be undone."
+PURGE_PENDING = ("Note: another process has the store open; the purged text leaves the store's "
+                 "write-ahead log (the -wal file) once it closes the store.")
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _RANGE = re.compile(r"^([0-9]{1,6})(?:-([0-9]{1,6}))?$")  # ASCII digits only, as typed
@@ -38,6 +44,11 @@ CANCEL_WORDS = ("", "cancel", "c", "none", "n", "no", "q", "quit")
 def looks_like_id(text: str) -> bool:
     """A full memory id (a UUID), as `get_memory` takes it."""
     return bool(_UUID.match(text.strip()))
+
+
+def maybe_id(text: str) -> bool:
+    """One word: it may be a memory id or a unique prefix of one (`ids`), else it is a query."""
+    return bool(text.strip()) and len(text.split()) == 1
 
 
 def shown(text: str) -> str:
@@ -73,7 +84,12 @@ def found_line(memory: Memory) -> str:
 
 
 def deleted_line(count: int) -> str:
-    return f"Deleted {count} memories."
+    """`Deleted 1 memory.`, `Deleted <N> memories.`"""
+    return f"Deleted {count} {'memory' if count == 1 else 'memories'}."
+
+
+def not_found(key: str) -> str:
+    return f"memory {key} not found; nothing was deleted"
 
 
 @dataclass(frozen=True)

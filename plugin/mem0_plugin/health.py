@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .sanitize import printable
+from .wording import plural
 
 STATUS_WIDTH = 6
 LABEL_WIDTH = 17
@@ -116,11 +117,6 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     }
     return fixes.get(problem, f"check that {path or url} is a SQLite store you can read and write; "
                               f"rerun with --debug for details.")
-
-
-def plural(count: int, one: str, many: str) -> str:
-    """`1 memory`, `1,204 memories`."""
-    return f"{count:,} {one if count == 1 else many}"
 
 
 def store_check(probe: StoreProbe) -> CheckResult:

@@ -53,6 +53,7 @@ def _int_arg(value: object, name: str, low: int, high: int) -> int:
 
 
 def _memory_id(memory_id: object) -> str:
+    """The id as given (a full id or a unique prefix of at least 8 characters: `ids`)."""
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise InvalidInputError("memory_id is required (a memory's id string)")
     return memory_id.strip()
@@ -174,7 +175,8 @@ def _embed_later(caller: Caller, ids: list[str]) -> None:
 
 
 def get_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
-    return with_state(caller.store.get(caller.user_id, _memory_id(memory_id)))
+    full_id = caller.store.resolve_id(caller.user_id, _memory_id(memory_id))
+    return with_state(caller.store.get(caller.user_id, full_id))
 
 
 def _merge_metadata(current: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
@@ -194,6 +196,7 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
         raise InvalidInputError("update_memory needs text, metadata, or both")
     fields: dict[str, Any] = {}
     with caller.store.write() as writer:
+        memory_id = writer.resolve_id(caller.user_id, memory_id)
         before = writer.get(caller.user_id, memory_id)
         if before is None:
             raise _not_found(writer, caller.user_id, memory_id)
@@ -214,6 +217,7 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
 def delete_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
     memory_id = _memory_id(memory_id)
     with caller.store.write() as writer:
+        memory_id = writer.resolve_id(caller.user_id, memory_id)
         before = writer.get(caller.user_id, memory_id)
         if before is None:
             raise _not_found(writer, caller.user_id, memory_id)
@@ -234,15 +238,19 @@ def _not_found(writer, user_id: str, memory_id: str) -> NotFoundError:
 
 
 def restore_memory(caller: Caller, memory_id: object) -> Memory:
-    """Bring back a deleted, merged or superseded memory as active."""
+    """Bring back a deleted, merged or superseded memory as active (not a purged one)."""
     memory_id = _memory_id(memory_id)
     with caller.store.write() as writer:
+        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)
         current = writer.get(caller.user_id, memory_id)
         if current is not None:
             if current.lifecycle_state == ACTIVE:
                 raise InvalidInputError(f"memory {memory_id} is already active")
             return writer.change(current, "RESTORE", caller.actor, lifecycle_state=ACTIVE,
                                  replacement_memory_id=None)
+        if writer.purged(caller.user_id, memory_id):
+            raise NotFoundError(f"memory {memory_id} was forgotten with --purge: its text is gone, "
+                                "it cannot be restored")
         record = writer.last_deleted(caller.user_id, memory_id)
         if record is None:
             raise NotFoundError(f"memory {memory_id} not found, and no deleted version is in the history")

@@ -32,7 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .dream.analysis import Vectors, analyse
 from .dream.plan import REASON_RETENTION, ConflictAction, Plan
 from .dream.retention import DEFAULT_POLICY
-from .health import plural
+from .wording import plural
 from .records import ACTIVE, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .sanitize import printable
 from .secrets import mask, secret_kinds

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from .stored_features import encode_all
@@ -13,6 +13,7 @@ from .operations import Caller
 from .records import Memory, memory_from_record
 from .sanitize import inert_json
 from .timeutil import format_timestamp, utc_now
+from .wording import memories as count_memories
 
 
 @dataclass(frozen=True)
@@ -20,9 +21,12 @@ class ImportResult:
     imported: int
     already_present: int
     invalid: tuple[str, ...]
+    project_id: str | None = None  # the project every record was put into (`--project-id`)
+    elsewhere: int = 0  # of the already present, how many are in another project than project_id
 
     def summary(self) -> str:
-        text = f"Imported {self.imported} memories ({self.already_present} already present"
+        into = f" into project {self.project_id}" if self.project_id is not None else ""
+        text = f"Imported {count_memories(self.imported)}{into} ({self.already_present} already present"
         return text + (f", {len(self.invalid)} invalid skipped)." if self.invalid else ").")
 
 
@@ -45,24 +49,32 @@ def validate_records(caller: Caller, text: str) -> tuple[list[tuple[Memory, bool
     return memories, problems
 
 
-def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False) -> ImportResult:
+def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False,
+                   project_id: str | None = None) -> ImportResult:
     """Validate everything first; import in one transaction. Ids already in the store are kept.
 
     A record with its own id is a backup of that memory: imported as it is unless the id
     exists. A record without an id is new text: skipped when an identical active memory
-    exists in the same scope (as `add_memory` would).
+    exists in the same scope (as `add_memory` would). `project_id` (an explicit
+    `--project-id`) puts every record into that project, whatever its own `app_id`; a record
+    whose id is already in the store stays where it is (counted in `elsewhere` when that is
+    another project).
     """
     memories, problems = validate_records(caller, text)
+    if project_id is not None:
+        memories = [(replace(memory, app_id=project_id), has_id) for memory, has_id in memories]
     if problems and not skip_invalid:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise InvalidInputError(f"nothing imported: {problems[0]}{more}; fix the file or pass --skip-invalid")
-    imported = present = 0
+    imported = present = elsewhere = 0
     seen: set[str] = set()
     encoded = encode_all([memory.memory for memory, _ in memories])  # encoded alongside the writes
     with caller.store.write() as writer:
         for (memory, has_id), features in zip(memories, encoded):
             if memory.id in seen or writer.exists(memory.id):
                 present += 1
+                existing = writer.get(caller.user_id, memory.id) if project_id is not None else None
+                elsewhere += existing is not None and existing.app_id != project_id
                 continue
             seen.add(memory.id)
             if not has_id and memory.lifecycle_state == "active" and writer.find_identical(memory):
@@ -70,7 +82,7 @@ def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False) ->
                 continue
             writer.insert(memory, event="IMPORT", actor="import", features=features)
             imported += 1
-    return ImportResult(imported, present, tuple(problems))
+    return ImportResult(imported, present, tuple(problems), project_id, elsewhere)
 
 
 def export_lines(caller: Caller, *, all_projects: bool = False) -> Iterator[str]:

@@ -14,7 +14,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import InvalidInputError, LockBusyError, PlanError, ScopeError
+from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
+from ..ids import pick
 from ..identity import Identity
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
@@ -125,13 +126,16 @@ def _write_file(path: str, text: str) -> None:
 
 
 def _conflict_for(plan: Plan, key: str) -> str:
-    """The A id of the conflict that `key` names: its A or B id, or a unique prefix of its A id."""
+    """The A id of the conflict that `key` names: its A or B id, in full or as a unique prefix
+    of at least 8 characters (`ids.pick`, as every command takes ids)."""
     key = key.strip()
-    matches = [c.ids[0] for c in plan.conflicts if key in c.ids] or \
-              [c.ids[0] for c in plan.conflicts if key and c.ids[0].startswith(key)]
-    if len(matches) != 1:
-        raise PlanError(f"--resolve {key!r} names {'no' if not matches else 'more than one'} conflict of the plan")
-    return matches[0]
+    conflict_of = {memory_id: c.ids[0] for c in plan.conflicts for memory_id in c.ids}
+    try:
+        return conflict_of[pick(key, conflict_of)]
+    except NotFoundError:
+        raise PlanError(f"--resolve {key!r} names no conflict of the plan") from None
+    except InvalidInputError as exc:
+        raise PlanError(f"--resolve {key!r}: {exc}") from None
 
 
 def parse_resolutions(plan: Plan, values: list[str]) -> dict[str, str]:

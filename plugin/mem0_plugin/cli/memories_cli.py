@@ -1,4 +1,10 @@
-"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore, embed."""
+"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore, embed.
+
+What it prints for people (`list`, `get`, `search`, `history`, `add --json`, with or without
+`--json`) shows credentials masked (`secrets.mask`), as `mem0-health` and `mem0-forget` do;
+`--show-secrets` prints them in full. `export` is a backup for `import`: it writes every text
+as stored. An id may be given in full or as a unique prefix of at least 8 characters (`ids`).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +16,18 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .. import operations, transfer
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
 from ..jsontext import parse_json_text
 from ..records import Memory
 from ..sanitize import inert_json, printable
+from ..secrets import mask
 from ..store import open_store
+from ..wording import memories
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
 PROG = "mem0-memories"
+ID_HELP = "a memory id, or a unique prefix of at least 8 characters (the short id mem0-forget lists)"
 
 
 @contextmanager
@@ -45,6 +54,17 @@ def _print_json(value) -> None:
     print(inert_json(json.dumps(value, indent=2, ensure_ascii=False)))
 
 
+def _shown(record: dict | None, show_secrets: bool) -> dict | None:
+    """A record as printed: its text with credentials masked unless `--show-secrets`."""
+    if show_secrets or not record or not isinstance(record.get("memory"), str):
+        return record
+    return {**record, "memory": mask(record["memory"])}
+
+
+def _shown_results(answer: dict, show_secrets: bool) -> dict:
+    return {**answer, "results": [_shown(record, show_secrets) for record in answer["results"]]}
+
+
 def _line(record: dict) -> str:
     state = record.get("lifecycle_state", "active")
     label = "" if state == "active" else f" ({state})"
@@ -61,7 +81,7 @@ def cmd_add(args) -> int:
                                        run_id=args.run_id, metadata=metadata, infer=False, immutable=args.immutable)
     result = answer["results"][0]
     if args.json:
-        _print_json(answer)
+        _print_json(_shown_results(answer, args.show_secrets))
     elif result["event"] == "NOOP":
         print(f"NOOP {result['id']} (an identical memory exists)")
     else:
@@ -73,19 +93,20 @@ def cmd_list(args) -> int:
     with _caller(args) as caller:
         answer = operations.get_memories(caller, _json_arg(args.filters, "--filters"), args.page,
                                          args.page_size, args.latest_only, args.include_merged)
+    answer = _shown_results(answer, args.show_secrets)
     if args.json:
         _print_json(answer)
         return 0
     for record in answer["results"]:
         print(_line(record))
     more = f"; next page: {answer['next']}" if answer["next"] else ""
-    print(f"({answer['count']} memories, page {answer['page']}{more})")
+    print(f"({memories(answer['count'])}, page {answer['page']}{more})")
     return 0
 
 
 def cmd_get(args) -> int:
     with _caller(args) as caller:
-        _print_json(operations.get_memory(caller, args.id))
+        _print_json(_shown(operations.get_memory(caller, args.id), args.show_secrets))
     return 0
 
 
@@ -93,6 +114,7 @@ def cmd_search(args) -> int:
     with _caller(args, semantic=True) as caller:
         answer = operations.search_memories(caller, args.query, _json_arg(args.filters, "--filters"),
                                             args.top_k, args.threshold, args.latest_only, args.include_merged)
+    answer = _shown_results(answer, args.show_secrets)
     if args.json:
         _print_json(answer)
         return 0
@@ -115,9 +137,13 @@ def cmd_import(args) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"cannot read {args.file}: {exc}") from None
     with _caller(args) as caller:
-        result = transfer.import_memories(caller, text, skip_invalid=args.skip_invalid)
+        result = transfer.import_memories(caller, text, skip_invalid=args.skip_invalid, project_id=args.project_id)
     for problem in result.invalid:
         print(f"{PROG}: skipped {problem}", file=sys.stderr)
+    if result.elsewhere:
+        print(f"{PROG}: note: {memories(result.elsewhere)} already in the store under another project "
+              f"stayed there (an id is unique in a store; import into another store to copy them)",
+              file=sys.stderr)
     print(result.summary())
     return 0
 
@@ -138,7 +164,7 @@ def _write_export(args, lines: Iterator[str]) -> int:
         except OSError as exc:
             temp.unlink(missing_ok=True)
             raise InvalidInputError(f"cannot write {args.output}: {exc.strerror}") from None
-        print(f"Exported {count} memories to {args.output}", file=sys.stderr)
+        print(f"Exported {memories(count)} to {args.output}", file=sys.stderr)
     else:
         for line in lines:
             print(line)
@@ -147,15 +173,20 @@ def _write_export(args, lines: Iterator[str]) -> int:
 
 def cmd_history(args) -> int:
     with _caller(args) as caller:
-        entries = caller.store.history(caller.user_id, args.id)
+        try:
+            memory_id = caller.store.resolve_id(caller.user_id, args.id.strip(), deleted=True)
+        except NotFoundError:
+            raise NotFoundError(f"no history for memory {args.id}") from None
+        entries = caller.store.history(caller.user_id, memory_id)
     if not entries:
-        raise operations.NotFoundError(f"no history for memory {args.id}")
+        raise NotFoundError(f"no history for memory {args.id}")
     if args.json:
         _print_json([{"seq": e.seq, "event": e.event, "actor": e.actor, "at": e.at,
-                      "before": e.before, "after": e.after} for e in entries])
+                      "before": _shown(e.before, args.show_secrets), "after": _shown(e.after, args.show_secrets)}
+                     for e in entries])
         return 0
     for e in entries:
-        shown = e.after or e.before or {}
+        shown = _shown(e.after or e.before or {}, args.show_secrets)
         state = shown.get("lifecycle_state", "")
         pointer = f" → {shown['replacement_memory_id']}" if shown.get("replacement_memory_id") else ""
         print(f"{e.at}  {e.event:<9} {e.actor:<10} {state}{pointer}  {printable(shown.get('memory', ''))[:100]}")
@@ -189,7 +220,7 @@ def _embed(args, caller: operations.Caller) -> int:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     embedded, total = caller.store.vector_counts(caller.user_id, semantic.model_id, app_id)
     where = "all projects" if app_id is None else f"project {app_id}"
-    print(f"Embedded {stored} memories with {semantic.model_id}; {embedded}/{total} of {where} have vectors.")
+    print(f"Embedded {memories(stored)} with {semantic.model_id}; {embedded}/{total} of {where} have vectors.")
     return 0
 
 
@@ -223,6 +254,12 @@ def _read_flags(parser: argparse.ArgumentParser) -> None:
     states.add_argument("--latest-only", action="store_true", help="active memories only")
     states.add_argument("--include-merged", action="store_true", help="also merged memories")
     parser.add_argument("--json", action="store_true", help="print the JSON answer")
+    _secrets_flag(parser)
+
+
+def _secrets_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--show-secrets", action="store_true",
+                        help="print credentials in memory texts in full (masked by default)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -245,13 +282,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run-id")
     p.add_argument("--immutable", action="store_true")
     p.add_argument("--json", action="store_true")
+    _secrets_flag(p)
     p = command("list", cmd_list, "list memories page by page")
     p.add_argument("--page", type=int_between(1, operations.MAX_PAGE), default=1, help="page number, from 1")
     p.add_argument("--page-size", type=int_between(1, operations.MAX_PAGE_SIZE), default=100,
                    help=f"memories per page (1-{operations.MAX_PAGE_SIZE}, default 100)")
     _read_flags(p)
     p = command("get", cmd_get, "show one memory as JSON")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
+    _secrets_flag(p)
     p = command("search", cmd_search, "search memories")
     p.add_argument("query")
     p.add_argument("--top-k", type=int_between(1, operations.MAX_TOP_K), default=10,
@@ -259,18 +298,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=fraction, help="minimum score, from 0 to 1")
     _read_flags(p)
     p = command("delete", cmd_delete, "delete a memory (recoverable with restore)")
-    p.add_argument("id")
-    p = command("import", cmd_import, "import a JSON array, a {\"results\": [...]} page or JSON Lines ('-' = stdin)")
+    p.add_argument("id", help=ID_HELP)
+    p = command("import", cmd_import, "import a JSON array, a {\"results\": [...]} page or JSON Lines ('-' = stdin); "
+                                      "with --project-id, every record goes into that project")
     p.add_argument("file")
     p.add_argument("--skip-invalid", action="store_true", help="import the valid records, report the rest")
-    p = command("export", cmd_export, "write every memory of the project, every state, as JSON Lines")
+    p = command("export", cmd_export, "write every memory of the project, every state, as JSON Lines "
+                                      "(texts as stored, credentials included: a backup)")
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     p = command("history", cmd_history, "show the change history of a memory")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p.add_argument("--json", action="store_true")
+    _secrets_flag(p)
     p = command("restore", cmd_restore, "bring back a deleted, merged or superseded memory")
-    p.add_argument("id")
+    p.add_argument("id", help=ID_HELP)
     p = command("embed", cmd_embed, "compute the vectors of memories that lack one (semantic search and dream)")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     return parser

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
+from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate
-from .prefixes import resolve_prefix
 from . import search as lexical
 from .ranking import Candidate, fused, replacements_first
 
@@ -39,6 +39,9 @@ from .rows import (FROM_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_
                    row_to_memory, text_hash)
 
 BUSY_TIMEOUT_MS = 60_000
+CHECKPOINT_WAIT_MS = 3_000
+PURGED_TEXT = "[purged]"  # what `mem0-forget --purge` leaves where a forgotten memory's text was
+PURGE_EVENT = "PURGE"
 
 
 class ReadMode(enum.Enum):
@@ -117,6 +120,39 @@ def _retry_locked(action, attempts: int = 50):
             time.sleep(min(0.01 * (attempt + 1), 0.2))
 
 
+def _id_candidates(fetch: Callable[[str, tuple], list[tuple]], user_id: str, key: str,
+                   deleted: bool) -> list[str]:
+    """The user's memory ids equal to `key` or starting with it (with `deleted`, those only in
+    the history too), by index range: see `ids`."""
+    low, high = prefix_bounds(key)
+    found = [row[0] for row in fetch(
+        "SELECT id FROM memories INDEXED BY sqlite_autoindex_memories_1 "
+        "WHERE id >= ? AND id < ? AND user_id = ? ORDER BY id LIMIT ?", (low, high, user_id, CANDIDATE_LIMIT))]
+    if deleted:
+        found += [row[0] for row in fetch(
+            "SELECT DISTINCT memory_id FROM history INDEXED BY history_memory "
+            "WHERE user_id = ? AND memory_id >= ? AND memory_id < ? ORDER BY memory_id LIMIT ?",
+            (user_id, low, high, CANDIDATE_LIMIT))]
+    return found
+
+
+def _history_record(text: str | None) -> dict | None:
+    """A history record's JSON as a dict; None when there is none or it is not readable."""
+    try:
+        record = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _purged_record(text: str | None) -> str | None:
+    """A history record (JSON) with its memory text replaced by PURGED_TEXT."""
+    record = _history_record(text)
+    if record is None or "memory" not in record:
+        return text
+    return json.dumps({**record, "memory": PURGED_TEXT}, ensure_ascii=False)
+
+
 class SqliteStore:
     """The embedded store. Reads and writes are confined to the `user_id` passed in."""
 
@@ -179,10 +215,25 @@ class SqliteStore:
             raise StoreError(f"store read failed: {exc}") from None
 
     @contextmanager
-    def write(self) -> Iterator["Writer"]:
-        """One immediate transaction; every change and its history row commit together."""
+    def write(self, *, secure: bool = False) -> Iterator["Writer"]:
+        """One immediate transaction; every change and its history row commit together.
+        `secure`: what it deletes or overwrites is zeroed in the file (`PRAGMA secure_delete`),
+        not merely marked free (a purge)."""
         if self.readonly:
             raise StoreError("the store is open read-only")
+        with self._lock:
+            before = self._conn.execute("PRAGMA secure_delete").fetchone()[0] if secure else None
+            if secure:
+                self._conn.execute("PRAGMA secure_delete = 1")
+            try:
+                with self._transaction() as writer:
+                    yield writer
+            finally:
+                if secure:
+                    self._conn.execute(f"PRAGMA secure_delete = {int(before):d}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator["Writer"]:
         with self._lock:
             try:
                 _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
@@ -202,6 +253,26 @@ class SqliteStore:
             finally:
                 self._writing = False
                 self._views += 1
+
+    def scrub(self) -> bool:
+        """Leave no trace of deleted text in the file (after a purge): the full-text index drops
+        the entries of deleted rows (FTS5 `optimize`, freed pages zeroed), VACUUM rewrites the file
+        from the live rows only, and the write-ahead log is emptied. False if another process kept
+        the log from being emptied (it is, once they close the store)."""
+        with self.write(secure=True) as writer:
+            writer.optimize_search_index()
+        with self._lock:
+            try:
+                _retry_locked(lambda: self._conn.execute("VACUUM"))
+                # a reader of an older snapshot holds the log: wait a little for it, not the full timeout
+                self._conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"store write failed: {exc}") from None
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._views += 1
+        return busy == 0
 
     def _rollback(self) -> None:
         """Roll back the open transaction, if any: a SIGTERM (SystemExit) may arrive just after COMMIT."""
@@ -250,6 +321,16 @@ class SqliteStore:
         if not rows:
             raise NotFoundError(f"memory {memory_id} not found")
         return row_to_memory(rows[0])
+
+    def resolve_id(self, user_id: str, key: str, *, deleted: bool = False) -> str:
+        """The full id of the user's memory that `key` names: its id, or a unique prefix of at
+        least 8 characters (`ids.pick` says why not). `deleted`: deleted memories (only in the
+        history) count too, for `history` and `restore`."""
+        return pick(key, self.id_candidates(user_id, key, deleted=deleted))
+
+    def id_candidates(self, user_id: str, key: str, *, deleted: bool = False) -> list[str]:
+        """The user's ids equal to `key` or starting with it (at most `ids.CANDIDATE_LIMIT`)."""
+        return _id_candidates(self._query, user_id, key, deleted)
 
     def get_many(self, user_id: str, ids: list[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
@@ -555,7 +636,8 @@ class SqliteStore:
                 "SELECT run_id FROM dream_runs WHERE user_id = ? AND app_id IS ? AND substr(run_id, 1, ?) = ? "
                 "ORDER BY run_id LIMIT 3", (user_id, app_id, len(prefix), prefix))]
 
-        run_id = resolve_prefix(key, starting_with, "dream run")
+        key = key.strip()
+        run_id = pick(key, starting_with(key) if key else [], what="dream run", whats="dream runs")
         return run_of_row(self._query(f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE run_id = ?",
                                       (run_id,))[0])
 
@@ -606,6 +688,11 @@ class Writer:
         row = self._execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
                             (memory_id, user_id)).fetchone()
         return row_to_memory(row) if row else None
+
+    def resolve_id(self, user_id: str, key: str, *, deleted: bool = False) -> str:
+        """`SqliteStore.resolve_id` inside this transaction."""
+        return pick(key, _id_candidates(lambda sql, params: self._execute(sql, params).fetchall(),
+                                        user_id, key, deleted))
 
     def find_identical(self, memory: Memory) -> Memory | None:
         """An active memory with the same text in exactly the same scope, if any."""
@@ -700,6 +787,34 @@ class Writer:
     def purge_history(self, user_id: str, memory_id: str) -> None:
         """Forget a memory's history entirely (only for the health probe's own throwaway rows)."""
         self._execute("DELETE FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id))
+
+    def erase_text(self, user_id: str, memory_id: str, actor: str) -> None:
+        """Purge a deleted memory's text: every history record of it (before and after) keeps its
+        fields but its text becomes PURGED_TEXT, finished dream runs' plans lose the texts as
+        whole values, and a PURGE event says so. Run it in a `write(secure=True)`, then `scrub`."""
+        rows = self._execute("SELECT seq, before, after FROM history WHERE user_id = ? AND memory_id = ?",
+                             (user_id, memory_id)).fetchall()
+        texts = set()
+        for seq, before, after in rows:
+            for record in map(_history_record, (before, after)):
+                if record is not None and isinstance(record.get("memory"), str):
+                    texts.add(record["memory"])
+            self._execute("UPDATE history SET before = ?, after = ? WHERE seq = ?",
+                          (_purged_record(before), _purged_record(after), seq))
+        for text in texts - {PURGED_TEXT}:
+            quoted = json.dumps(text, ensure_ascii=True)  # as plan_to_json writes it
+            self._execute("UPDATE dream_runs SET plan = replace(plan, ?, ?) WHERE user_id = ? "
+                          "AND status != 'applying' AND instr(plan, ?) > 0",
+                          (quoted, json.dumps(PURGED_TEXT), user_id, quoted))
+        self.record(user_id, memory_id, PURGE_EVENT, actor, None, None)
+
+    def purged(self, user_id: str, memory_id: str) -> bool:
+        return self._execute("SELECT 1 FROM history WHERE user_id = ? AND memory_id = ? AND event = ? LIMIT 1",
+                             (user_id, memory_id, PURGE_EVENT)).fetchone() is not None
+
+    def optimize_search_index(self) -> None:
+        """Merge the full-text index into one segment: entries of deleted rows are dropped."""
+        self._execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
 
     def last_deleted(self, user_id: str, memory_id: str) -> dict | None:
         row = self._execute("SELECT before FROM history WHERE user_id = ? AND memory_id = ? "
