@@ -114,7 +114,7 @@ class Vocab:
         return f"{self.rng.randint(0, 9)}.{self.rng.randint(0, 30)}.{self.rng.randint(0, 20)}"
 
     def sha(self) -> str:
-        return "%07x" % self.rng.getrandbits(28)
+        return f"{self.rng.getrandbits(28):07x}"
 
     def ticket(self) -> str:
         return f"{self.pick(['ENG', 'OPS', 'PAY', 'WEB'])}-{self.rng.randint(100, 9999)}"
@@ -269,7 +269,7 @@ def records(n: int, seed: int, *, user: str = USER, project: str = PROJECT) -> I
         if draft.extra:
             metadata.update(draft.extra)
         stamp = created.isoformat()
-        yield {"id": "%032x" % rng.getrandbits(128), "memory": draft.text, "user_id": user, "app_id": project,
+        yield {"id": f"{rng.getrandbits(128):032x}", "memory": draft.text, "user_id": user, "app_id": project,
                "metadata": metadata, "created_at": stamp, "updated_at": stamp}
 
 

@@ -425,12 +425,12 @@ def bench_auto(args, work: Path) -> None:
     n = 10000
     lock = work / "dream.lock"
     first, second = [], []
-    for i in range(max(1, args.repeat)):
+    for _ in range(max(1, args.repeat)):
         path = working_copy(n, work)
         env = {"MEM0_DREAM_LOCK": str(lock), **LEXICAL}
-        wall, rss, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
+        wall, _, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
         first.append((wall, out.strip()))
-        wall, rss, out2 = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
+        wall, _, out2 = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
         second.append((wall, out2.strip()))
     steady = statistics.median(w for w, _ in second)
     initial = statistics.median(w for w, _ in first)

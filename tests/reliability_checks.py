@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from pathlib import Path
@@ -58,7 +59,7 @@ def check_history_chain(snap: dict) -> None:
     grouped = history_by_id(snap)
     for memory_id, rows in grouped.items():
         assert rows[0]["before"] is None, f"{memory_id}'s history does not start with its creation"
-        for previous, row in zip(rows, rows[1:]):
+        for previous, row in itertools.pairwise(rows):
             assert row["before"] == previous["after"], f"{memory_id}: a change is missing from the history"
         assert rows[-1]["after"] == memories.get(memory_id), f"{memory_id}: the history does not end in its state"
     missing = set(memories) - set(grouped)

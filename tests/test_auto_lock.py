@@ -409,7 +409,7 @@ def test_threads_started_together_exactly_one_proceeds(tmp_path):
         hold = threading.Event()
         outcomes: list[str] = []
 
-        def racer():
+        def racer(barrier=barrier, path=path, outcomes=outcomes, hold=hold):  # this round's, bound now
             barrier.wait()
             try:
                 with auto_lock(path):

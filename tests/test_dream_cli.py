@@ -890,5 +890,5 @@ def test_plan_output_that_cannot_be_a_file(dream, base, project, target):
 
 
 def test_plan_output_dash_is_stdout(dream, base, tmp_path):
-    path, plan = _plan(dream, tmp_path)
+    _, plan = _plan(dream, tmp_path)
     assert json.loads(ok(dream("--plan", "--json", "-o", "-"))) == plan

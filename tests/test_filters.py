@@ -205,7 +205,6 @@ def _deep(levels: int) -> dict:
 
 @pytest.mark.parametrize("filters, message", MALFORMED, ids=lambda v: repr(v)[:60])
 def test_malformed_filters_raise_a_clear_filter_error(seeded, filters, message):
-    store, _ = seeded
     with pytest.raises(FilterError) as caught:
         compile_filters(filters, user_id="alice")
     assert message in str(caught.value)

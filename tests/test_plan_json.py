@@ -175,7 +175,7 @@ def test_each_malformed_field_is_one_clear_plan_error(path, value, message):
 def test_a_memory_in_a_merge_and_a_conflict_is_refused():
     data = copy.deepcopy(EXPECTED)
     data["conflicts"][0].update(ids=["m2", "c2"], likely_winner="m2")
-    with pytest.raises(PlanError, match="^plan: memory 'm2' appears in more than one action$"):
+    with pytest.raises(PlanError, match=r"^plan: memory 'm2' appears in more than one action$"):
         plan_from_json(json.dumps(data))
 
 

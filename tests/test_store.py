@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -82,7 +83,7 @@ def test_251_records_in_pages_of_200(alice):
     assert len(set(ids)) == 251  # no record twice, none missing
     order = [(parse_timestamp(r["created_at"]), r["id"]) for r in records]
     assert order == sorted(order)  # created_at, then id
-    assert sum(1 for a, b in zip(order, order[1:]) if a[0] == b[0]) > 200  # ties were really exercised
+    assert sum(1 for a, b in itertools.pairwise(order) if a[0] == b[0]) > 200  # ties were really exercised
 
 
 def test_order_is_stable_across_calls_and_page_sizes(alice):
@@ -520,7 +521,7 @@ def test_an_explicit_store_in_a_missing_directory_is_an_error_and_creates_nothin
     from mem0_plugin.errors import ConfigError
 
     for url in (f"sqlite:///{tmp_path}/no/such/m.sqlite3", str(tmp_path / "no" / "such" / "m.sqlite3")):
-        with pytest.raises(ConfigError, match="directory does not exist: .*/no/such"):
+        with pytest.raises(ConfigError, match=r"directory does not exist: .*/no/such"):
             open_store(url)
     assert not (tmp_path / "no").exists()
 
@@ -599,7 +600,7 @@ def test_several_processes_write_at_once(tmp_path):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for n in range(4)]
     results = [w.communicate(timeout=240) for w in workers]
-    for worker, (out, err) in zip(workers, results):
+    for worker, (_, err) in zip(workers, results):
         assert worker.returncode == 0, err
         assert "locked" not in err.lower() and err == ""
     with SqliteStore(path) as store:

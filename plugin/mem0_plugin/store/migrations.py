@@ -11,7 +11,7 @@ from typing import Callable, Union
 
 from ..text import has_unspaced, significant_words, terms_text
 
-Migration = Union[str, Callable[[sqlite3.Connection], None]]
+Migration = str | Callable[[sqlite3.Connection], None]
 
 
 def _retokenize_unspaced(conn: sqlite3.Connection) -> None:

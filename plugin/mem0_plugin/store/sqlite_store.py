@@ -620,8 +620,7 @@ class SqliteStore:
             "AND status = 'applying' ORDER BY started_at", (user_id, app_id))]
 
     def journal_steps(self, run_id: str) -> dict[int, str]:
-        return {step: outcome for step, outcome in
-                self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,))}
+        return dict(self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,)))
 
     def dream_runs(self, user_id: str, app_id: str | None) -> list[DreamRun]:
         """The recorded runs of one project, newest first."""
