@@ -142,7 +142,7 @@ READ_MODES = [
 ]
 
 
-@pytest.mark.parametrize("flags, visible", READ_MODES, ids=lambda v: str(v))
+@pytest.mark.parametrize("flags, visible", READ_MODES, ids=lambda v: str(sorted(v) if isinstance(v, set) else v))
 def test_read_modes_of_get_memories(alice, lifecycle, flags, visible):
     page = operations.get_memories(alice, **flags)
     states = {r["lifecycle_state"]: r for r in page["results"]}
@@ -153,7 +153,7 @@ def test_read_modes_of_get_memories(alice, lifecycle, flags, visible):
         assert states[state]["replacement_memory_id"] == lifecycle["active"]
 
 
-@pytest.mark.parametrize("flags, visible", READ_MODES, ids=lambda v: str(v))
+@pytest.mark.parametrize("flags, visible", READ_MODES, ids=lambda v: str(sorted(v) if isinstance(v, set) else v))
 def test_read_modes_of_search(alice, lifecycle, flags, visible):
     hits = operations.search_memories(alice, "deploy api", **flags)["results"]
     assert {r["lifecycle_state"] for r in hits} == visible

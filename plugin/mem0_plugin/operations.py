@@ -196,7 +196,7 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
         raise InvalidInputError("update_memory needs text, metadata, or both")
     fields: dict[str, Any] = {}
     with caller.store.write() as writer:
-        memory_id = writer.resolve_id(caller.user_id, memory_id)
+        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
         before = writer.get(caller.user_id, memory_id)
         if before is None:
             raise _not_found(writer, caller.user_id, memory_id)
@@ -217,7 +217,7 @@ def update_memory(caller: Caller, memory_id: object, text: object = None,
 def delete_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
     memory_id = _memory_id(memory_id)
     with caller.store.write() as writer:
-        memory_id = writer.resolve_id(caller.user_id, memory_id)
+        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
         before = writer.get(caller.user_id, memory_id)
         if before is None:
             raise _not_found(writer, caller.user_id, memory_id)
