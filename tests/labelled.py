@@ -6,6 +6,11 @@ prints every figure). The set: `about`, `as_of`, `memories` (key, project, type,
 text, created_at, optional confidence / immutable / pinned / exclude_from_dream /
 agent_id), `merge_groups`, `conflicts` (old, new, kind, marked), `hard_negatives`,
 `queries` (project, lang, query, relevant).
+
+A labelled conflict whose `marked` is true is one whose newer text marks the change itself
+("now", "switched to", "moved to" …; labelled by hand, docs/quality.md): dream should
+propose it as a supersede. Conflicts are scored with supersedes together (the pair found,
+as either), and supersedes on their own against the marked pairs.
 """
 
 from __future__ import annotations
@@ -80,6 +85,9 @@ class Scores:
     conflict_predicted: int = 0
     conflict_truth: int = 0
     winner_right: int = 0
+    supersede_tp: int = 0  # a marked pair proposed as a supersede, the labelled newer one as new
+    supersede_predicted: int = 0
+    supersede_truth: int = 0
     protected_touched: int = 0
     hits: dict = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # lang -> [hits, queries]
 
@@ -104,6 +112,14 @@ class Scores:
         return self.ratio(self.conflict_tp, self.conflict_truth)
 
     @property
+    def supersede_precision(self) -> float:
+        return self.ratio(self.supersede_tp, self.supersede_predicted)
+
+    @property
+    def supersede_recall(self) -> float:
+        return self.ratio(self.supersede_tp, self.supersede_truth)
+
+    @property
     def winner_rate(self) -> float:
         return self.ratio(self.winner_right, self.conflict_tp)
 
@@ -120,6 +136,12 @@ def truth_pairs(data: dict) -> tuple[set, dict]:
     return merges, conflicts
 
 
+def marked_pairs(data: dict) -> dict:
+    """The labelled conflicts whose newer text marks the change: pair -> the newer id."""
+    return {frozenset((memory_id(c["old"]), memory_id(c["new"]))): memory_id(c["new"])
+            for c in data["conflicts"] if c["marked"]}
+
+
 def protected_ids(data: dict) -> set[str]:
     return {memory_id(m["key"]) for m in data["memories"]
             if m.get("immutable") or m.get("pinned") or m.get("exclude_from_dream")}
@@ -127,8 +149,9 @@ def protected_ids(data: dict) -> set[str]:
 
 def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
     merges, conflicts = truth_pairs(data)
+    marked = marked_pairs(data)
     protected = protected_ids(data)
-    scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts))
+    scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts), supersede_truth=len(marked))
     now = parse_timestamp(data["as_of"], "as_of")
     with open_store(url) as store:
         for project in projects(data):
@@ -143,6 +166,14 @@ def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
                 if pair in conflicts:
                     scores.conflict_tp += 1
                     scores.winner_right += conflict.likely_winner == conflicts[pair]
+            for supersede in plan.supersedes:  # a supersede is a conflict whose winner is known
+                pair = frozenset(supersede.ids)
+                scores.conflict_predicted += 1
+                scores.supersede_predicted += 1
+                if pair in conflicts:
+                    scores.conflict_tp += 1
+                    scores.winner_right += supersede.new == conflicts[pair]
+                scores.supersede_tp += marked.get(pair) == supersede.new
             scores.protected_touched += len(protected & set(plan.memory_ids))
     return scores
 
@@ -165,5 +196,7 @@ def describe(scores: Scores, label: str) -> str:
             f"({scores.merge_tp}/{scores.merge_predicted} predicted, {scores.merge_truth} true pairs); "
             f"conflicts P {scores.conflict_precision:.2f} R {scores.conflict_recall:.2f} "
             f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
+            f"supersedes P {scores.supersede_precision:.2f} R {scores.supersede_recall:.2f} "
+            f"({scores.supersede_tp}/{scores.supersede_predicted}, {scores.supersede_truth} true); "
             f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
             f"search hit@5 {scores.hit_rate():.2f} ({langs})")

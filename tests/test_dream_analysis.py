@@ -44,11 +44,13 @@ def run(memories, policy=None):
 
 
 def relation(text_a: str, text_b: str, type: str = "decision") -> str:
-    """What dream proposes for two memories: 'merge', 'conflict' or 'nothing' (A older than B)."""
+    """What dream proposes for two memories: 'merge', 'supersede', 'conflict' or 'nothing' (A older than B)."""
     plan = run([mem("a", text_a, type=type, age=10), mem("b", text_b, type=type, age=2)])
     assert not plan.prunes
     if plan.merges:
         return "merge"
+    if plan.supersedes:
+        return "supersede"
     return "conflict" if plan.conflicts else "nothing"
 
 
@@ -57,7 +59,7 @@ def relation(text_a: str, text_b: str, type: str = "decision") -> str:
 PAIRS = [
     # the seeds' examples
     ("prefers window seats", "always books window seats on long-haul flights", "nothing"),
-    ("lives in Tokyo", "moved to Osaka", "conflict"),
+    ("lives in Tokyo", "moved to Osaka", "supersede"),
     ("Use PostgreSQL for auth", "Auth DB is PostgreSQL", "merge"),
     ("Deploy to ECS", "Deploy to Vercel", "conflict"),
     ("Use Redis", "Don't use Redis", "conflict"),
@@ -93,7 +95,8 @@ PAIRS = [
 @pytest.mark.parametrize(("text_a", "text_b", "expected"), PAIRS)
 def test_merge_conflict_or_nothing(text_a, text_b, expected):
     assert relation(text_a, text_b) == expected
-    assert relation(text_b, text_a) == expected  # the rule is symmetric
+    # the rule is symmetric; but reversed, a supersede's mark is on the older text: a conflict
+    assert relation(text_b, text_a) == ("conflict" if expected == "supersede" else expected)
     assert mergeable(text_features(text_a), text_features(text_b)) is (expected == "merge")
 
 
@@ -114,12 +117,13 @@ def test_event_types_never_conflict(text_a, text_b):
     ("API listens on port 8080", "API listens on port 3000", "API listens on port"),
     ("Use Redis", "Don't use Redis", "use Redis"),
     ("Project uses Python v2", "Project uses Python v3", "Project uses Python"),
-    ("lives in Tokyo", "moved to Osaka", "lives in"),
+    ("moved to Osaka", "lives in Tokyo", "lives in"),  # the mark of change is on the older one
 ])
 def test_conflict_lists_the_newer_memory_as_a_with_a_topic(older, newer, topic):
     plan = run([mem("old", older, age=120), mem("new", newer, age=3)])
     assert plan.conflicts == (ConflictAction(ids=("new", "old"), type="decision", topic=topic, likely_winner="new",
                                              texts=(newer, older)),)
+    assert plan.supersedes == ()
 
 
 @pytest.mark.parametrize(("conf_x", "conf_y", "winner"),

@@ -324,7 +324,7 @@ def _plan(dream, tmp_path, name="plan.json") -> tuple[Path, dict]:
 def test_plan_json_shape(dream, base, tmp_path):
     path, plan = _plan(dream, tmp_path)
     assert list(plan) == ["version", "user_id", "project_id", "generated_at", "policy", "policy_source",
-                          "memory_count", "merges", "conflicts", "prunes", "fingerprints"]
+                          "memory_count", "merges", "conflicts", "prunes", "supersedes", "fingerprints"]
     assert plan["version"] == 1 and plan["user_id"] == "alice" and plan["project_id"] == "acme-api"
     assert plan["generated_at"] == NOW
     assert plan["policy"] == {"compact_summary": 90, "session_state": 90}
@@ -336,6 +336,7 @@ def test_plan_json_shape(dream, base, tmp_path):
     assert [c["ids"] for c in plan["conflicts"]] == [[REDIS_DONT, REDIS_USE], [VERCEL, ECS]]
     assert [c["likely_winner"] for c in plan["conflicts"]] == [REDIS_DONT, VERCEL]
     assert plan["prunes"] == [{"id": SESSION, "type": "session_state", "age_days": 182, "reason": "retention"}]
+    assert plan["supersedes"] == []
     assert set(plan["fingerprints"]) == {PG_OLD, PG_NEW, REDIS_DONT, REDIS_USE, VERCEL, ECS, SESSION}
     stdout = ok(dream("--plan", "--json"))
     assert stdout == path.read_text(encoding="utf-8")  # the same plan, on stdout
@@ -625,16 +626,17 @@ def test_auto_lock_on_a_symlink_is_refused(dream, base, run_cli, tmp_path):
 
 
 def test_demo_uses_a_throwaway_store(run_cli, tmp_path, mem0_home):
-    done = run_cli("mem0-dream", "--demo", "--now", NOW, input="a\nb\ny\n", cwd=str(tmp_path))
+    done = run_cli("mem0-dream", "--demo", "--now", NOW, input="a\ny\n", cwd=str(tmp_path))
     out = ok(done)
     assert out.startswith("Demo: a throwaway store with the sample memories of a fictional project "
                           "(tidewater-shop); your own memories are not touched.\n\n## dream — consolidation report\n")
     lines = out.splitlines()
-    assert "Merges (2):" in lines and "Conflicts (2):" in lines and "Prune (3):" in lines
-    assert "Proposed: 2 merges, 3 prunes, 2 conflicts. Apply? [Y/n]" in lines
-    assert re.search(r'Conflict 1/2: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
-                     r'Conflict 2/2: .*\[A/B/skip\]: Apply\? \[Y/n\] '
-                     + re.escape(summary(2, 3, 2, 0)) + "$", lines[-1]), lines[-1]
+    assert "Merges (2):" in lines and "Supersede (1):" in lines and "Conflicts (1):" in lines and "Prune (3):" in lines
+    assert re.fullmatch(r'  \[mem0:[0-9a-f-]{36}\] → \[mem0:[0-9a-f-]{36}\] — "The API dev server now listens on port 3000"',
+                        lines[lines.index("Supersede (1):") + 1])
+    assert "Proposed: 2 merges, 3 prunes, 1 conflicts. Apply? [Y/n]" in lines
+    assert re.search(r'Conflict 1/1: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
+                     r'Apply\? \[Y/n\] ' + re.escape(summary(2, 3, 1, 0)) + "$", lines[-1]), lines[-1]
     assert not mem0_home.exists()  # the user's store is not created, let alone touched
 
 
@@ -646,7 +648,7 @@ def test_demo_cancel(run_cli, tmp_path, mem0_home):
 
 def test_demo_leaves_an_existing_store_alone(dream, base, run_cli):
     before = export_text(run_cli)
-    assert ok(dream("--demo", input="skip\n\ny\n")).endswith(summary(2, 3, 0, 2) + "\n")
+    assert ok(dream("--demo", input="skip\ny\n")).endswith(summary(2, 3, 0, 1) + "\n")
     assert export_text(run_cli) == before
 
 
@@ -872,10 +874,10 @@ def test_pseudo_terminal_without_conflicts(seed, run_cli, project):
 
 
 def test_pseudo_terminal_demo(run_cli, tmp_path, mem0_home):
-    code, shown = run_in_pty([command_path("mem0-dream"), "--demo", "--now", NOW], ["a", "b", "yes"], tmp_path)
+    code, shown = run_in_pty([command_path("mem0-dream"), "--demo", "--now", NOW], ["a", "yes"], tmp_path)
     assert code == 0, shown
     plain = ANSI.sub("", shown).replace("\r\n", "\n")
-    assert plain.endswith("Apply? [Y/n] yes\n" + summary(2, 3, 2, 0) + "\n")
+    assert plain.endswith("Apply? [Y/n] yes\n" + summary(2, 3, 1, 0) + "\n")
     assert not mem0_home.exists()
 
 

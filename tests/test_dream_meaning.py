@@ -128,15 +128,20 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     plan = json.loads(capsys.readouterr().out)
     assert [m["merged_text"] for m in plan["merges"]] == [
         "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"]
-    assert [c["texts"] for c in plan["conflicts"]] == [{
-        "A": "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
-        "B": "Local Postgres from docker-compose listens on port 5432"}]
+    assert plan["conflicts"] == []  # the newer text says "now": a supersede, which --auto may apply
+    [supersede] = plan["supersedes"]
+    assert supersede["text"] == ("Local Postgres from docker-compose listens on port 5433 now "
+                                 "(5432 clashes with Homebrew postgres)")
+    assert supersede["reason"] == 'the newer text marks the change: "now"'
     store = open_store(f"sqlite:///{semantic_env}/memories.sqlite3")
     assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)  # --plan wrote nothing
     assert dream_cli.main(["--auto", "--now", "2026-11-30T00:00:00+00:00"]) == 0
-    assert capsys.readouterr().out.strip() == "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=1"
+    assert capsys.readouterr().out.strip() == ("[mem0-dream --auto] project=acme-api  merged=1  pruned=0  "
+                                               "conflicts_skipped=0  superseded=1")
+    old = store.get("alice", supersede["old"])
+    assert (old.lifecycle_state, old.replacement_memory_id) == ("superseded", supersede["new"])
     embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
-    assert embedded >= 4 and total >= 5  # the sources, the merged memory and the reminder exist
+    assert embedded >= 4 and total >= 5  # the sources and the merged memory exist
 
 
 def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
@@ -163,7 +168,7 @@ def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semant
     assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert [d["ids"] for d in quality["duplicates"]] == [m["ids"] for m in plan["merges"]]
-    assert [c["ids"] for c in quality["contradictions"]] == [c["ids"] for c in plan["conflicts"]]
+    assert [c["ids"] for c in quality["contradictions"]] == [[s["new"], s["old"]] for s in plan["supersedes"]]
 
 
 def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env, capsys, monkeypatch):
@@ -172,6 +177,6 @@ def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env
     out = capsys.readouterr().out
     assert ('→ "Store every order total as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"'
             in out)
-    assert '      A: "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"' in out
-    assert '      B: "Local Postgres from docker-compose listens on port 5432"' in out
+    assert ' — "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"' in out
+    assert "Supersede (2):" in out  # with the API port's, which the words alone find (test_dream_cli)
     assert Semantic  # the real embedder was used: the lexical rules alone find neither (test_dream_cli)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mem0_plugin.dream.plan import (ConflictAction, MergeAction, Plan, PruneAction, plan_from_dict, plan_from_json,
-                                   plan_to_json)
+from mem0_plugin.dream.plan import (ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, plan_from_dict,
+                                   plan_from_json, plan_to_json)
 from mem0_plugin.errors import InvalidInputError, PlanError
 
 PLAN = Plan(
@@ -18,7 +18,9 @@ PLAN = Plan(
                         confidence=0.9, similarity=0.72),),
     conflicts=(ConflictAction(ids=("c1", "c2"), type="decision", topic="Deploy", likely_winner="c1"),),
     prunes=(PruneAction(id="p1", type="session_state", age_days=142, reason="retention"),),
-    fingerprints={"p1": "1", "m2": "4", "m1": "2", "c1": "1", "c2": "7"},
+    supersedes=(SupersedeAction(old="s1", new="s2", reason='the newer text marks the change: "now"',
+                                text="The API now listens on port 5433"),),
+    fingerprints={"p1": "1", "m2": "4", "m1": "2", "c1": "1", "c2": "7", "s1": "1", "s2": "1"},
 )
 
 EXPECTED = {
@@ -28,7 +30,9 @@ EXPECTED = {
                 "confidence": 0.9, "similarity": 0.72}],
     "conflicts": [{"ids": ["c1", "c2"], "type": "decision", "topic": "Deploy", "likely_winner": "c1"}],
     "prunes": [{"id": "p1", "type": "session_state", "age_days": 142, "reason": "retention"}],
-    "fingerprints": {"c1": "1", "c2": "7", "m1": "2", "m2": "4", "p1": "1"},
+    "supersedes": [{"old": "s1", "new": "s2", "reason": 'the newer text marks the change: "now"',
+                    "text": "The API now listens on port 5433"}],
+    "fingerprints": {"c1": "1", "c2": "7", "m1": "2", "m2": "4", "p1": "1", "s1": "1", "s2": "1"},
 }
 
 
@@ -51,7 +55,7 @@ def test_empty_plan():
     assert plan.is_empty and plan.version == 1 and plan.policy_source == "default"
     assert plan_from_json(plan_to_json(plan)) == plan
     assert not PLAN.is_empty
-    assert PLAN.memory_ids == ("m1", "m2", "c1", "c2", "p1")
+    assert PLAN.memory_ids == ("m1", "m2", "c1", "c2", "p1", "s1", "s2")
 
 
 def test_plan_copies_its_dicts():
@@ -85,6 +89,20 @@ def test_a_plan_given_as_a_python_object_is_checked_the_same_way():
         plan_from_dict({**copy.deepcopy(EXPECTED), "merges": [{**EXPECTED["merges"][0], "similarity": float("nan")}]})
     with pytest.raises(PlanError, match=r"^plan: merges\[0\].ids must be a list of at least 2 distinct memory ids$"):
         plan_from_dict({**copy.deepcopy(EXPECTED), "merges": [{**EXPECTED["merges"][0], "ids": ("m1", "m2")}]})
+
+
+def test_a_plan_written_before_supersedes_still_reads():
+    data = copy.deepcopy(EXPECTED)
+    del data["supersedes"]
+    assert plan_from_json(json.dumps(data)).supersedes == ()
+
+
+def test_a_supersede_without_its_text_round_trips():
+    data = copy.deepcopy(EXPECTED)
+    del data["supersedes"][0]["text"]
+    plan = plan_from_json(json.dumps(data))
+    assert plan.supersedes == (SupersedeAction(old="s1", new="s2", reason='the newer text marks the change: "now"'),)
+    assert json.loads(plan_to_json(plan))["supersedes"] == data["supersedes"]
 
 
 def test_removing_an_action_leaves_a_valid_plan_with_extra_fingerprints():
@@ -161,6 +179,16 @@ MALFORMED = [
     ("conflicts.0.texts", {"A": "a"}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
     ("conflicts.0.texts", {"A": "a", "B": 2}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
     ("conflicts.0.texts", {"A": "a", "B": "b", "C": "c"}, 'plan: conflicts[0].texts must be {"A": text, "B": text}'),
+    ("supersedes", {}, "plan: supersedes must be a list"),
+    ("supersedes.0.old", "", "plan: supersedes[0].old must be a non-empty string"),
+    ("supersedes.0.new", 5, "plan: supersedes[0].new must be a non-empty string"),
+    ("supersedes.0.new", "s1", "plan: supersedes[0] must name two different memories (old and new)"),
+    ("supersedes.0.reason", DELETE, "plan: supersedes[0] is missing 'reason'"),
+    ("supersedes.0.text", None, "plan: supersedes[0].text must be a non-empty string"),
+    ("supersedes.0.winner", "s2", "plan: supersedes[0] has unknown key 'winner'"),
+    ("supersedes.0.old", "p1", "plan: memory 'p1' appears in more than one action"),
+    ("fingerprints", {k: "1" for k in ("m1", "m2", "c1", "c2", "p1", "s1")},
+     "plan: fingerprints has no entry for memory 's2'"),
 ]
 
 

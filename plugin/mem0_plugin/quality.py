@@ -12,7 +12,8 @@ with the same policy and, when given, the same vectors), so `--deep` finds exact
 * **Stale** — the plan's prunes: past the type's retention (mem0.md's `## Retention`, else
   `session_state` / `compact_summary` after 90 days), or confidence below 0.3 with
   nothing specific to the project in the text.
-* **Contradictions** — the plan's conflicts.
+* **Contradictions** — the plan's conflicts, and its supersedes (a contradiction whose newer
+  side marks the change), shown as conflicts with the newer memory as A.
 * **Low confidence** — active memories with confidence below 0.5; listed, not counted in
   the summary line.
 * **Orphans** — active memories without `metadata.type` or with a type outside the
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .dream.analysis import Vectors, analyse
 from .dream.plan import REASON_RETENTION, ConflictAction, Plan
 from .dream.retention import DEFAULT_POLICY
+from .dream.topics import conflict_topic
 from .wording import plural
 from .records import ACTIVE, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .sanitize import printable
@@ -136,6 +138,17 @@ def stale_of(plan: Plan, by_id: Mapping[str, Memory]) -> list[Stale]:
                   None if p.reason == REASON_RETENTION else by_id[p.id].confidence) for p in plan.prunes]
 
 
+def contradictions_of(plan: Plan, by_id: Mapping[str, Memory]) -> list[ConflictAction]:
+    """The plan's conflicts and its supersedes (as conflicts, the newer memory as A), by (type, ids)."""
+    found = list(plan.conflicts)
+    for supersede in plan.supersedes:
+        new, old = by_id[supersede.new], by_id[supersede.old]
+        found.append(ConflictAction(ids=(new.id, old.id), type=new.type,
+                                    topic=conflict_topic(new.memory, old.memory) or new.type,
+                                    likely_winner=new.id, texts=(new.memory, old.memory)))
+    return sorted(found, key=lambda c: (c.type, c.ids))
+
+
 def scan_quality(memories: Sequence[Memory], vocabulary: frozenset[str], now: datetime, *,
                  user_id: str, project_id: str, policy: Mapping[str, int | None] | None = None,
                  policy_source: str = "default", vectors: Vectors | None = None) -> QualityReport:
@@ -155,7 +168,8 @@ def scan_quality(memories: Sequence[Memory], vocabulary: frozenset[str], now: da
                    for m in memories if (kinds := secret_kinds(m.memory))]
     report = QualityReport(project_id, len(in_scope), tuple(duplicates_of(plan)),
                            tuple(stale_of(plan, {m.id: m for m in in_scope})),
-                           tuple(low), plan.conflicts, tuple(orphans), tuple(credentials))
+                           tuple(low), tuple(contradictions_of(plan, {m.id: m for m in in_scope})),
+                           tuple(orphans), tuple(credentials))
     named = _named_ids(report)
     previews = {m.id: preview(m.memory) for m in memories if m.id in named}
     return replace(report, previews=previews)

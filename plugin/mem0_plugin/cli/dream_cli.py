@@ -205,7 +205,8 @@ def _auto_run(args, identity: Identity) -> int:
             leave_reminder(store, identity, len(plan.conflicts))
         else:
             retire_reminders(store, identity)
-    print(report.auto_summary_line(identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts)))
+    print(report.auto_summary_line(identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts),
+                                   outcome.superseded))
     return 0
 
 
@@ -260,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "contradictions for you to decide, and prune stale ones.")
     identity_arguments(parser)
     modes = parser.add_mutually_exclusive_group()
-    modes.add_argument("--auto", action="store_true", help="unattended (cron): apply merges and prunes, skip conflicts")
+    modes.add_argument("--auto", action="store_true", help="unattended (cron): apply merges, supersedes and prunes, skip conflicts")
     modes.add_argument("--plan", action="store_true", help="steps 1-3 only: print the report (or the plan with --json)")
     modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
     modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")

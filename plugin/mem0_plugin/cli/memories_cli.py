@@ -186,7 +186,7 @@ def cmd_history(args) -> int:
                      for e in entries])
         return 0
     for e in entries:
-        shown = _shown(e.after or e.before or {}, args.show_secrets)
+        shown = _shown(e.after or e.before or {}, args.show_secrets) or {}
         state = shown.get("lifecycle_state", "")
         pointer = f" → {shown['replacement_memory_id']}" if shown.get("replacement_memory_id") else ""
         print(f"{e.at}  {e.event:<9} {e.actor:<10} {state}{pointer}  {printable(shown.get('memory', ''))[:100]}")

@@ -17,6 +17,8 @@ The rules (each module's docstring has the details)
       literals, same polarity, same qualifiers. In doubt, no merge.
     * `conflicts` — opposite polarity on the same words, or the same predicate with
       values that differ both ways (port, version, named tool, place).
+    * `supersedes` — a conflict whose newer text alone marks the change ("now", "switched
+      to", "no longer" …) is a supersede instead: the newer replaces the older's value.
     * `pruning` — past the type's retention, or confidence < 0.3 with nothing
       project-specific in the text.
 
@@ -26,9 +28,10 @@ Precedence: each memory takes part in at most one action
     2. merges;
     3. conflicts, among memories in no merge (a duplicate of a conflicting memory is
        merged this run; the conflict is proposed on the next run, against the merge);
-    4. low-confidence prunes, among memories in no other action.
+    4. low-confidence prunes, among memories in no other action;
+    5. last, each conflict whose newer text alone marks the change becomes a supersede.
 
-Plan order: merges and conflicts by (type, ids); prunes by (type, oldest first, id);
+Plan order: merges, conflicts and supersedes by (type, ids of the conflict they came from); prunes by (type, oldest first, id);
 ids inside a merge oldest first; a conflict's A is its likely winner. ``fingerprints``
 holds ``str(version)`` of every memory an action names; ``memory_count`` counts every
 memory given, taking part or not; ``policy`` records the valid entries that applied.
@@ -55,10 +58,11 @@ from ..timeutil import format_timestamp, parse_timestamp
 from .analysed import AnalysedMemory, analysed
 from .conflicts import find_conflicts
 from .merging import find_merges
-from .plan import ConflictAction, MergeAction, Plan, PruneAction
+from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .pruning import low_confidence_prune, retention_prune
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .retention import valid_entries
+from .supersedes import split_supersedes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -150,12 +154,15 @@ def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: 
             conflicts += found
             taken |= {memory_id for conflict in found for memory_id in conflict.ids}
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
+    conflicts, supersedes = split_supersedes(sorted(conflicts, key=lambda c: (c.type, c.ids)),
+                                             {item.id: item for item in items})
     return Plan(user_id=user_id, project_id=project_id, generated_at=format_timestamp(now),
                 policy=policy, policy_source=policy_source, memory_count=len(memories),
                 merges=tuple(sorted(merges, key=lambda m: (m.type, m.ids))),
-                conflicts=tuple(sorted(conflicts, key=lambda c: (c.type, c.ids))),
+                conflicts=tuple(conflicts),
                 prunes=tuple(sorted(prunes, key=lambda p: (p.type, -p.age_days, p.id))),
-                fingerprints=_fingerprints(items, merges, conflicts, prunes))
+                supersedes=tuple(supersedes),
+                fingerprints=_fingerprints(items, merges, conflicts, prunes, supersedes))
 
 
 def _judged(items: Sequence[AnalysedMemory], vectors: Vectors) -> dict[str, list]:
@@ -183,6 +190,8 @@ def _per_type(items: Sequence[AnalysedMemory],
 
 
 def _fingerprints(items: Sequence[AnalysedMemory], merges: Sequence[MergeAction],
-                  conflicts: Sequence[ConflictAction], prunes: Sequence[PruneAction]) -> dict[str, str]:
+                  conflicts: Sequence[ConflictAction], prunes: Sequence[PruneAction],
+                  supersedes: Sequence[SupersedeAction]) -> dict[str, str]:
     named = {i for m in merges for i in m.ids} | {i for c in conflicts for i in c.ids} | {p.id for p in prunes}
+    named |= {i for s in supersedes for i in s.ids}
     return {item.id: str(item.memory.version) for item in items if item.id in named}

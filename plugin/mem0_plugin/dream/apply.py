@@ -44,7 +44,7 @@ from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store import SqliteStore
 from ..store.sqlite_store import Writer
 from .analysis import takes_part
-from .plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
+from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, plan_from_json, plan_to_json
 
 ACTOR = "mem0-dream"
 CHOICES = ("A", "B", "skip")
@@ -52,14 +52,15 @@ CHOICES = ("A", "B", "skip")
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # "merge" | "resolve" | "prune"
-    action: MergeAction | ConflictAction | PruneAction
+    kind: str  # "merge" | "supersede" | "resolve" | "prune"
+    action: MergeAction | SupersedeAction | ConflictAction | PruneAction
     choice: str = ""
 
 
 @dataclass
 class ApplyOutcome:
     merged: int = 0
+    superseded: int = 0
     pruned: int = 0
     resolved: int = 0
     skipped: int = 0  # conflicts the user (or --auto) skipped
@@ -73,8 +74,9 @@ class ApplyOutcome:
 
 
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
-    """The apply order of docs/dream.md, step 5: merges, resolved conflicts, prunes."""
+    """The apply order of docs/dream.md, step 5: merges, supersedes, resolved conflicts, prunes."""
     steps = [Step("merge", m) for m in plan.merges]
+    steps += [Step("supersede", s) for s in plan.supersedes]
     steps += [Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts
               if resolutions.get(c.ids[0]) in ("A", "B")]
     steps += [Step("prune", p) for p in plan.prunes]
@@ -119,6 +121,11 @@ def _resolve(writer: Writer, action: ConflictAction, choice: str, memories: list
     writer.change(loser, "SUPERSEDE", ACTOR, lifecycle_state=SUPERSEDED, replacement_memory_id=winner.id)
 
 
+def _supersede(writer: Writer, memories: list[Memory]) -> None:
+    old, new = memories
+    writer.change(old, "SUPERSEDE", ACTOR, lifecycle_state=SUPERSEDED, replacement_memory_id=new.id)
+
+
 def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str:
     action = step.action
     ids = (action.id,) if isinstance(action, PruneAction) else tuple(action.ids)
@@ -127,6 +134,8 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str
         return current
     if isinstance(action, MergeAction):
         _merge(writer, plan, identity, action, current)
+    elif isinstance(action, SupersedeAction):
+        _supersede(writer, current)
     elif isinstance(action, ConflictAction):
         _resolve(writer, action, step.choice, current)
     else:
@@ -225,6 +234,8 @@ def _count(outcome: ApplyOutcome, step: Step, result: str, reason: str = "") -> 
         outcome.stale_resolutions += step.kind == "resolve"
     elif step.kind == "merge":
         outcome.merged += 1
+    elif step.kind == "supersede":
+        outcome.superseded += 1
     elif step.kind == "resolve":
         outcome.resolved += 1
     else:

@@ -47,6 +47,20 @@ class ConflictAction:
 
 
 @dataclass(frozen=True)
+class SupersedeAction:
+    """The newer memory replaces the value of the older one's fact, and says so (docs/dream.md)."""
+
+    old: str
+    new: str
+    reason: str  # the words of the newer text that mark the change
+    text: str | None = None  # the newer text as fetched (for the report); None if the file has none
+
+    @property
+    def ids(self) -> tuple[str, str]:
+        return (self.old, self.new)
+
+
+@dataclass(frozen=True)
 class PruneAction:
     id: str
     type: str
@@ -68,6 +82,7 @@ class Plan:
     merges: tuple[MergeAction, ...] = ()
     conflicts: tuple[ConflictAction, ...] = ()
     prunes: tuple[PruneAction, ...] = ()
+    supersedes: tuple[SupersedeAction, ...] = ()
     fingerprints: dict[str, str] = field(default_factory=dict)
 
     __hash__ = None  # type: ignore[assignment]  # it holds dicts
@@ -75,20 +90,21 @@ class Plan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", dict(self.policy))
         object.__setattr__(self, "fingerprints", dict(self.fingerprints))
-        for name in ("merges", "conflicts", "prunes"):
+        for name in ("merges", "conflicts", "prunes", "supersedes"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
     def is_empty(self) -> bool:
-        """No merge, conflict or prune proposed."""
-        return not (self.merges or self.conflicts or self.prunes)
+        """No merge, supersede, conflict or prune proposed."""
+        return not (self.merges or self.supersedes or self.conflicts or self.prunes)
 
     @property
     def memory_ids(self) -> tuple[str, ...]:
-        """Every memory id an action names, in plan order (merges, conflicts, prunes)."""
+        """Every memory id an action names, in plan order (merges, conflicts, prunes, supersedes)."""
         ids: list[str] = [i for merge in self.merges for i in merge.ids]
         ids += [i for conflict in self.conflicts for i in conflict.ids]
         ids += [prune.id for prune in self.prunes]
+        ids += [i for supersede in self.supersedes for i in supersede.ids]
         return tuple(ids)
 
 
@@ -107,6 +123,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "conflicts": [_conflict_dict(c) for c in plan.conflicts],
         "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason}
                    for p in plan.prunes],
+        "supersedes": [_supersede_dict(s) for s in plan.supersedes],
         "fingerprints": dict(sorted(plan.fingerprints.items())),
     }
 
@@ -116,6 +133,13 @@ def _conflict_dict(conflict: ConflictAction) -> dict[str, Any]:
                              "likely_winner": conflict.likely_winner}
     if conflict.texts is not None:
         shown["texts"] = {"A": conflict.texts[0], "B": conflict.texts[1]}
+    return shown
+
+
+def _supersede_dict(supersede: SupersedeAction) -> dict[str, Any]:
+    shown: dict[str, Any] = {"old": supersede.old, "new": supersede.new, "reason": supersede.reason}
+    if supersede.text is not None:
+        shown["text"] = supersede.text
     return shown
 
 

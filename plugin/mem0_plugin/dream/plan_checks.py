@@ -6,7 +6,8 @@ field: ``plan: merges[2].similarity must be a number from 0 to 1``.
 
 Each field type carries the sentence said when it is wrong (`_says`), so a wrong value
 reads the same whatever pydantic found wrong with it (type, range, blank, duplicate).
-Every key is required and no other key is allowed (a conflict's ``texts`` is optional).
+Every key is required and no other key is allowed (a conflict's ``texts``, a supersede's
+``text`` and the plan's ``supersedes`` are optional: plans written before them still read).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from ..errors import InvalidInputError, PlanError
 from ..records import MAX_TEXT_CHARS
 from ..timeutil import parse_timestamp
-from .plan import PLAN_VERSION, PRUNE_REASONS, ConflictAction, MergeAction, Plan, PruneAction
+from .plan import PLAN_VERSION, PRUNE_REASONS, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .retention import POLICY_SOURCES
 
 FIELD = "plan_field"  # an error about one field: "plan: <path> <message>"
@@ -173,6 +174,22 @@ class PruneItem(_Strict):
         return PruneAction(id=self.id, type=self.type, age_days=self.age_days, reason=self.reason)
 
 
+class SupersedeItem(_Strict):
+    old: Text
+    new: Text
+    reason: Text
+    text: Annotated[Optional[MemoryText], AfterValidator(_not_null), _says("must be a non-empty string")] = None
+
+    @model_validator(mode="after")
+    def _two_memories(self) -> "SupersedeItem":
+        if self.old == self.new:
+            raise PydanticCustomError(FIELD, "must name two different memories (old and new)")
+        return self
+
+    def action(self) -> SupersedeAction:
+        return SupersedeAction(old=self.old, new=self.new, reason=self.reason, text=self.text)
+
+
 class PlanFile(_Strict):
     """The plan JSON that `plan_to_json` writes, key for key."""
 
@@ -186,6 +203,7 @@ class PlanFile(_Strict):
     merges: list[MergeItem]
     conflicts: list[ConflictItem]
     prunes: list[PruneItem]
+    supersedes: list[SupersedeItem] = []  # absent in plans written before supersedes
     fingerprints: dict[str, Annotated[str, _says("must be a string")]]
 
     @model_validator(mode="after")
@@ -205,14 +223,15 @@ class PlanFile(_Strict):
     def memory_ids(self) -> list[str]:
         """Every memory id an action names, in plan order (as `Plan.memory_ids`)."""
         return ([i for m in self.merges for i in m.ids] + [i for c in self.conflicts for i in c.ids]
-                + [p.id for p in self.prunes])
+                + [p.id for p in self.prunes] + [i for s in self.supersedes for i in (s.old, s.new)])
 
     def plan(self) -> Plan:
         return Plan(version=self.version, user_id=self.user_id, project_id=self.project_id,
                     generated_at=self.generated_at, policy=self.policy, policy_source=self.policy_source,
                     memory_count=self.memory_count, merges=tuple(m.action() for m in self.merges),
                     conflicts=tuple(c.action() for c in self.conflicts),
-                    prunes=tuple(p.action() for p in self.prunes), fingerprints=self.fingerprints)
+                    prunes=tuple(p.action() for p in self.prunes),
+                    supersedes=tuple(s.action() for s in self.supersedes), fingerprints=self.fingerprints)
 
 
 def plan_from_dict(data: Any) -> Plan:

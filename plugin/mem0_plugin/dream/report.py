@@ -8,6 +8,9 @@ Details (docs/dream.md, "Step 4: report"):
   that last line is the prompt itself: write the report followed by ``" "`` and read the
   answer (no second prompt is printed).
 * Under each conflict, its two texts (first 100 characters), A then B.
+* Supersedes get their own section, ``Supersede (<N>):``, one line each:
+  ``  [mem0:<old>] → [mem0:<new>] — "<new text, first 100 chars>"``. The ``Proposed:`` line
+  keeps its three counts (merges, prunes, conflicts): the section header counts supersedes.
 * With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
 * Counts are plain numbers, even for one item ("1 merges").
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
@@ -23,7 +26,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from ..sanitize import printable
-from .plan import ConflictAction, MergeAction, Plan, PruneAction
+from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 
 REPORT_TITLE = "## dream — consolidation report"
 NO_PROPOSALS = "Dream complete. No duplicate, contradictory, or stale memories found."
@@ -76,6 +79,15 @@ def conflict_lines(conflict: ConflictAction) -> list[Line]:
     return lines
 
 
+def supersede_pieces(supersede: SupersedeAction) -> Line:
+    preview = printable((supersede.text or "")[:MERGED_PREVIEW_CHARS])
+    return [("  ", ""), _ref(supersede.old), (" → ", ""), _ref(supersede.new), (f' — "{preview}"', "")]
+
+
+def supersede_line(supersede: SupersedeAction) -> str:
+    return plain(supersede_pieces(supersede))
+
+
 def prune_pieces(prune: PruneAction) -> Line:
     return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old", "")]
 
@@ -98,6 +110,7 @@ def _lines(plan: Plan, *, asking: bool) -> list[Line]:
     """The report (docs/dream.md, "Step 4: report"), line by line; sections with no items are left out."""
     lines: list[Line] = [[(REPORT_TITLE, TITLE)], []]
     lines += _section("Merges", [merge_pieces(m) for m in plan.merges])
+    lines += _section("Supersede", [supersede_pieces(s) for s in plan.supersedes])
     if plan.conflicts:
         conflicts = [line for c in plan.conflicts for line in conflict_lines(c)]
         lines += [[(f"Conflicts ({len(plan.conflicts)}):", SECTION)], *conflicts, []]
@@ -128,9 +141,12 @@ def summary_line(merged: int, pruned: int, resolved: int, skipped: int) -> str:
     return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
 
 
-def auto_summary_line(project: str, merged: int, pruned: int, conflicts_skipped: int) -> str:
-    return (f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
+def auto_summary_line(project: str, merged: int, pruned: int, conflicts_skipped: int, superseded: int = 0) -> str:
+    """The --auto line; ``  superseded=<N>`` is appended only when the run superseded something
+    (README, "Decisions")."""
+    line = (f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
             f"conflicts_skipped={conflicts_skipped}")
+    return f"{line}  superseded={superseded}" if superseded else line
 
 
 def reminder_text(count: int) -> str:

@@ -222,7 +222,7 @@ class SqliteStore:
         if self.readonly:
             raise StoreError("the store is open read-only")
         with self._lock:
-            before = self._conn.execute("PRAGMA secure_delete").fetchone()[0] if secure else None
+            before = int(self._conn.execute("PRAGMA secure_delete").fetchone()[0]) if secure else 0
             if secure:
                 self._conn.execute("PRAGMA secure_delete = 1")
             try:
@@ -230,7 +230,7 @@ class SqliteStore:
                     yield writer
             finally:
                 if secure:
-                    self._conn.execute(f"PRAGMA secure_delete = {int(before):d}")
+                    self._conn.execute(f"PRAGMA secure_delete = {before:d}")
 
     @contextmanager
     def _transaction(self) -> Iterator["Writer"]:
