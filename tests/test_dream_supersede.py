@@ -9,9 +9,7 @@ import json
 import subprocess
 
 import pytest
-
-from dream_support import (NOW, events, export, export_text, make_project, record, summary, uid, update_text,
-                           write_jsonl)
+from dream_support import NOW, events, export, export_text, make_project, record, summary, uid, update_text, write_jsonl
 from mem0_plugin.dream import report
 from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.meaning import change_marker, relation
@@ -22,8 +20,11 @@ from mem0_plugin.records import Memory
 
 def item(text: str, day: int):
     stamp = f"2026-{day // 28 + 1:02d}-{day % 28 + 1:02d}T10:00:00+00:00"
-    return analysed(Memory(id=f"m{day}", memory=text, user_id="u", metadata={"type": "decision"},
-                           created_at=stamp, updated_at=stamp))
+    return analysed(
+        Memory(
+            id=f"m{day}", memory=text, user_id="u", metadata={"type": "decision"}, created_at=stamp, updated_at=stamp
+        )
+    )
 
 
 def judged(older: str, newer: str, cosine: float) -> str | None:
@@ -35,42 +36,64 @@ def judged(older: str, newer: str, cosine: float) -> str | None:
     return kind
 
 
-@pytest.mark.parametrize("older, newer, cosine, expected", [
-    # the newer text marks the change: a supersede
-    ("Local Postgres from docker-compose listens on port 5432.",
-     "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres).",
-     0.92, "supersede"),
-    ("Sales tax is calculated with TaxJar (app/billing/tax/taxjar_client.py).",
-     "Sales tax is calculated with Stripe Tax now; the TaxJar client was removed.", 0.76, "supersede"),
-    ("Unit tests run with Jest (jest.config.ts).",
-     "Unit tests migrated from Jest to Vitest; run pnpm vitest, config in vitest.config.ts.", 0.80, "supersede"),
-    ("Hermes engine is enabled on iOS.", "Hermes engine was turned off on iOS builds.", 0.85, "supersede"),
-    ("Use Redis for session caching.", "We no longer use Redis for session caching.", 0.88, "supersede"),
-    # a contradiction without a mark: a conflict for the user
-    ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
-    ("Use Redis", "Don't use Redis", 0.9, "conflict"),
-    ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
-    # the older text is marked as well: which one replaced which is not said
-    ("The API now listens on port 8080", "The API now listens on port 3000", 0.95, "conflict"),
-    # a scope or a condition added: neither
-    ("Prefers window seats", "Now always books window seats only on long-haul flights", 0.8, None),
-    ("Run the e2e suite before merging", "Now run the e2e suite before merging only when the API changed", 0.85, None),
-])
+@pytest.mark.parametrize(
+    "older, newer, cosine, expected",
+    [
+        # the newer text marks the change: a supersede
+        (
+            "Local Postgres from docker-compose listens on port 5432.",
+            "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres).",
+            0.92,
+            "supersede",
+        ),
+        (
+            "Sales tax is calculated with TaxJar (app/billing/tax/taxjar_client.py).",
+            "Sales tax is calculated with Stripe Tax now; the TaxJar client was removed.",
+            0.76,
+            "supersede",
+        ),
+        (
+            "Unit tests run with Jest (jest.config.ts).",
+            "Unit tests migrated from Jest to Vitest; run pnpm vitest, config in vitest.config.ts.",
+            0.80,
+            "supersede",
+        ),
+        ("Hermes engine is enabled on iOS.", "Hermes engine was turned off on iOS builds.", 0.85, "supersede"),
+        ("Use Redis for session caching.", "We no longer use Redis for session caching.", 0.88, "supersede"),
+        # a contradiction without a mark: a conflict for the user
+        ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
+        ("Use Redis", "Don't use Redis", 0.9, "conflict"),
+        ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
+        # the older text is marked as well: which one replaced which is not said
+        ("The API now listens on port 8080", "The API now listens on port 3000", 0.95, "conflict"),
+        # a scope or a condition added: neither
+        ("Prefers window seats", "Now always books window seats only on long-haul flights", 0.8, None),
+        (
+            "Run the e2e suite before merging",
+            "Now run the e2e suite before merging only when the API changed",
+            0.85,
+            None,
+        ),
+    ],
+)
 def test_supersede_conflict_or_neither(older, newer, cosine, expected):
     assert judged(older, newer, cosine) == expected
 
 
-@pytest.mark.parametrize("text, marker", [
-    ("The API now listens on port 5433", "now"),
-    ("Switched to pnpm", "switched"),
-    ("Reports moved to s3://bucket/", "moved"),
-    ("The TaxJar client was removed", "was removed"),
-    ("Flipper was turned off in debug builds", "was turned off"),
-    ("Use WITH clauses rather than nested subqueries", None),  # a preference, not a change
-    ("Alembic已经升级到1.13", "升级"),
-    ("Перешли с flake8 на ruff", "перешли"),
-    ("Deploy the storefront to Vercel", None),
-])
+@pytest.mark.parametrize(
+    "text, marker",
+    [
+        ("The API now listens on port 5433", "now"),
+        ("Switched to pnpm", "switched"),
+        ("Reports moved to s3://bucket/", "moved"),
+        ("The TaxJar client was removed", "was removed"),
+        ("Flipper was turned off in debug builds", "was turned off"),
+        ("Use WITH clauses rather than nested subqueries", None),  # a preference, not a change
+        ("Alembic已经升级到1.13", "升级"),
+        ("Перешли с flake8 на ruff", "перешли"),
+        ("Deploy the storefront to Vercel", None),
+    ],
+)
 def test_change_markers(text, marker):
     assert change_marker(text) == marker
 
@@ -80,7 +103,8 @@ def test_the_newer_must_be_later():
     assert supersede_of(same_day[1], same_day[0]) is None
     older, newer = item("The API listens on port 5432", 5), item("The API now listens on port 5433", 9)
     assert supersede_of(newer, older) == SupersedeAction(
-        old="m5", new="m9", reason='the newer text marks the change: "now"', text="The API now listens on port 5433")
+        old="m5", new="m9", reason='the newer text marks the change: "now"', text="The API now listens on port 5433"
+    )
     assert supersede_of(older, newer) is None
 
 
@@ -88,25 +112,37 @@ def test_the_newer_must_be_later():
 
 
 def test_report_lines_for_supersedes():
-    plan = Plan(user_id="u", project_id="p", generated_at=NOW,
-                supersedes=(SupersedeAction(old="old1", new="new1", reason="r", text="The API now listens on port 5433"),
-                            SupersedeAction(old="old2", new="new2", reason="r", text="x" * 150)))
-    assert report.render_report(plan, asking=False) == "\n".join([
-        "## dream — consolidation report",
-        "",
-        "Supersede (2):",
-        '  [mem0:old1] → [mem0:new1] — "The API now listens on port 5433"',
-        f'  [mem0:old2] → [mem0:new2] — "{"x" * 100}"',
-        "",
-        "Proposed: 0 merges, 0 prunes, 0 conflicts.",
-    ])
+    plan = Plan(
+        user_id="u",
+        project_id="p",
+        generated_at=NOW,
+        supersedes=(
+            SupersedeAction(old="old1", new="new1", reason="r", text="The API now listens on port 5433"),
+            SupersedeAction(old="old2", new="new2", reason="r", text="x" * 150),
+        ),
+    )
+    assert report.render_report(plan, asking=False) == "\n".join(
+        [
+            "## dream — consolidation report",
+            "",
+            "Supersede (2):",
+            '  [mem0:old1] → [mem0:new1] — "The API now listens on port 5433"',
+            f'  [mem0:old2] → [mem0:new2] — "{"x" * 100}"',
+            "",
+            "Proposed: 0 merges, 0 prunes, 0 conflicts.",
+        ]
+    )
     assert not plan.is_empty
 
 
 def test_auto_line_names_supersedes_only_when_there_are_some():
-    assert report.auto_summary_line("p", 1, 2, 3) == "[mem0-dream --auto] project=p  merged=1  pruned=2  conflicts_skipped=3"
-    assert report.auto_summary_line("p", 1, 2, 3, 4) == ("[mem0-dream --auto] project=p  merged=1  pruned=2  "
-                                                         "conflicts_skipped=3  superseded=4")
+    assert (
+        report.auto_summary_line("p", 1, 2, 3)
+        == "[mem0-dream --auto] project=p  merged=1  pruned=2  conflicts_skipped=3"
+    )
+    assert report.auto_summary_line("p", 1, 2, 3, 4) == (
+        "[mem0-dream --auto] project=p  merged=1  pruned=2  conflicts_skipped=3  superseded=4"
+    )
 
 
 # -- end to end ---------------------------------------------------------------------------
@@ -121,19 +157,21 @@ SEED = [
 ]
 SUPERSEDE_LINE = f'  [mem0:{OLD_PORT}] → [mem0:{NEW_PORT}] — "The API now listens on port 5433"'
 CONFLICT = f'[mem0:{VERCEL}] vs [mem0:{ECS}] — "Deploy the storefront" [A/B/skip]'
-PLAN_REPORT = "\n".join([
-    "## dream — consolidation report",
-    "",
-    "Supersede (1):",
-    SUPERSEDE_LINE,
-    "",
-    "Conflicts (1):",
-    f"  {CONFLICT}",
-    '      A: "Deploy the storefront to Vercel"',
-    '      B: "Deploy the storefront to ECS"',
-    "",
-    "Proposed: 0 merges, 0 prunes, 1 conflicts.",
-])
+PLAN_REPORT = "\n".join(
+    [
+        "## dream — consolidation report",
+        "",
+        "Supersede (1):",
+        SUPERSEDE_LINE,
+        "",
+        "Conflicts (1):",
+        f"  {CONFLICT}",
+        '      A: "Deploy the storefront to Vercel"',
+        '      B: "Deploy the storefront to ECS"',
+        "",
+        "Proposed: 0 merges, 0 prunes, 1 conflicts.",
+    ]
+)
 
 
 @pytest.fixture
@@ -165,16 +203,22 @@ def memories(run_cli, *args: str) -> list[dict]:
 def test_plan_report_and_json(dream, seeded, tmp_path):
     assert ok(dream("--plan")) == PLAN_REPORT + "\n"
     plan = json.loads(ok(dream("--plan", "--json")))
-    assert plan["supersedes"] == [{"old": OLD_PORT, "new": NEW_PORT,
-                                   "reason": 'the newer text marks the change: "now"',
-                                   "text": "The API now listens on port 5433"}]
+    assert plan["supersedes"] == [
+        {
+            "old": OLD_PORT,
+            "new": NEW_PORT,
+            "reason": 'the newer text marks the change: "now"',
+            "text": "The API now listens on port 5433",
+        }
+    ]
     assert [c["ids"] for c in plan["conflicts"]] == [[VERCEL, ECS]]
     assert {OLD_PORT, NEW_PORT} <= set(plan["fingerprints"])
 
 
 def test_auto_applies_the_supersede_and_the_old_memory_stays_readable(dream, seeded, run_cli):
-    assert ok(dream("--auto")) == ("[mem0-dream --auto] project=acme-api  merged=0  pruned=0  "
-                                   "conflicts_skipped=1  superseded=1\n")
+    assert ok(dream("--auto")) == (
+        "[mem0-dream --auto] project=acme-api  merged=0  pruned=0  conflicts_skipped=1  superseded=1\n"
+    )
     old = json.loads(ok(run_cli("mem0-memories", "get", OLD_PORT)))
     assert old["memory"] == "The API listens on port 5432"
     assert (old["lifecycle_state"], old["replacement_memory_id"]) == ("superseded", NEW_PORT)

@@ -14,15 +14,16 @@ the other's; equal or unparseable timestamps leave the pair a conflict.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from .analysed import AnalysedMemory
 from .meaning import change_marker
 from .plan import ConflictAction, SupersedeAction
 
 
-def split_supersedes(conflicts: Sequence[ConflictAction], items: Mapping[str, AnalysedMemory]
-                     ) -> tuple[list[ConflictAction], list[SupersedeAction]]:
+def split_supersedes(
+    conflicts: Sequence[ConflictAction], items: Mapping[str, AnalysedMemory]
+) -> tuple[list[ConflictAction], list[SupersedeAction]]:
     """`conflicts` parted into those left for the user and the supersedes, each in the given order."""
     kept: list[ConflictAction] = []
     supersedes: list[SupersedeAction] = []
@@ -42,5 +43,6 @@ def supersede_of(newer: AnalysedMemory, older: AnalysedMemory) -> SupersedeActio
     marker = change_marker(newer.memory.memory)
     if marker is None or change_marker(older.memory.memory) is not None:
         return None
-    return SupersedeAction(old=older.id, new=newer.id, reason=f'the newer text marks the change: "{marker}"',
-                           text=newer.memory.memory)
+    return SupersedeAction(
+        old=older.id, new=newer.id, reason=f'the newer text marks the change: "{marker}"', text=newer.memory.memory
+    )
