@@ -12,6 +12,7 @@ from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
 from .records import ACTIVE, Memory, memory_of_record, new_memory_id, optional_str, validate_metadata, validate_text
+from . import write_path
 from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
 
@@ -117,18 +118,20 @@ def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: 
                     agent_id=optional_str(agent_id, "agent_id"), run_id=optional_str(run_id, "run_id"),
                     metadata=validate_metadata(metadata), created_at=stamp, updated_at=stamp,
                     immutable=bool(immutable))
+    comparison = write_path.compare(caller.store, caller.semantic, memory) if infer else None
+    events: list[dict[str, Any]] = []
     with caller.store.write() as writer:
         existing = writer.find_identical(memory)
         if existing is None:
             writer.insert(memory, actor=caller.actor)
+            if comparison is not None:
+                write_path.store_vector(writer, memory, comparison)
+                events = write_path.retire(writer, memory, comparison, caller.actor)
     result = existing or memory
-    if existing is None:
+    if existing is None and (comparison is None or comparison.vector is None):
         _embed_later(caller, [memory.id])
-    answer: dict[str, Any] = {"status": "SUCCEEDED", "results": [
-        {"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}]}
-    if infer:
-        answer["infer"] = "unavailable"
-    return answer
+    return {"status": "SUCCEEDED", "results": [
+        {"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events]}
 
 
 def get_memories(caller: Caller, filters: object = None, page: int = 1, page_size: int = 100,

@@ -46,6 +46,22 @@ _CHANGE_ASCII = re.compile(_CHANGE_EN)
 _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
 
+# What marks a supersede (`supersedes`): the change markers, less "rather than" (a preference:
+# "wants WITH clauses rather than subqueries" replaces nothing), plus a setting turned off or on.
+_TURNED = r"\b(?:was|were|has been|have been) (?:turned|switched) (?:off|on)\b|\b(?:was|were) (?:disabled|enabled)\b"
+_SUPERSEDE_ASCII = re.compile(_TURNED + "|" + _CHANGE_EN)
+_SUPERSEDE_ANY = re.compile(_TURNED + "|" + _CHANGE_EN + "|" + _CHANGE_OTHER)
+_NOT_A_CHANGE = frozenset({"rather than"})
+
+
+def change_marker(text: str) -> str | None:
+    """The first words of `text` that mark a change of its fact ("now", "switched to", "was
+    turned off", "改为" …), or None."""
+    lowered = text.lower()
+    pattern = _SUPERSEDE_ASCII if lowered.isascii() else _SUPERSEDE_ANY
+    return next((m.group(0) for m in pattern.finditer(lowered) if m.group(0) not in _NOT_A_CHANGE), None)
+
+
 class Reading:
     """What the pair rules read in one text: its features (`features.TextFeatures`, stored with
     the memory) plus what only these rules need (prohibitions, change markers, literal kinds,

@@ -713,6 +713,14 @@ class Writer:
             "ORDER BY created_us, id", (user_id, app_id, source)).fetchall()
         return [row_to_memory(r) for r in rows]
 
+    def replaced_by(self, user_id: str, app_id: str | None, memory_id: str) -> list[Memory]:
+        """The merged or superseded memories of one project that point at `memory_id`."""
+        rows = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories INDEXED BY memories_lifecycle WHERE user_id = ? AND app_id IS ? "
+            "AND lifecycle_state IN ('merged', 'superseded') AND replacement_memory_id = ? ORDER BY id",
+            (user_id, app_id, memory_id)).fetchall()
+        return [row_to_memory(r) for r in rows]
+
     def exists(self, memory_id: str) -> bool:
         return self._execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone() is not None
 

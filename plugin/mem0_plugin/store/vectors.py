@@ -54,7 +54,8 @@ class _Loaded:
 
     def _matrix(self) -> np.ndarray:
         if self.chunks:
-            parts = ([self.matrix] if self.matrix is not None else []) + self.chunks
+            # an empty matrix (0 x 0: read before any vector existed) has no width to stack on
+            parts = ([self.matrix] if self.matrix is not None and self.matrix.size else []) + self.chunks
             self.matrix = np.ascontiguousarray(np.vstack(parts))
             self.chunks = []
         if self.matrix is None:
