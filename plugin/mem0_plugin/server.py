@@ -52,9 +52,10 @@ TopK = Annotated[int, Field(ge=1, le=operations.MAX_TOP_K,
                             description=f"Most results to return (1-{operations.MAX_TOP_K}).")]
 Threshold = Annotated[float | None, Field(ge=0, le=1, description="Minimum score, from 0 to 1.")]
 Infer = Annotated[bool, Field(description=(
-    "mem0's fact extraction by a language model. This server does not infer yet: the text is "
-    'always stored as given, and with infer=true the answer says "infer": "unavailable". '
-    "Pass false to store verbatim without that note."))]
+    "Compare the new text with at most 10 similar memories of its project and type; where the "
+    "rules are certain, an old memory is merged into the new one or superseded by it at once, "
+    "and results list each event (ADD, NOOP, MERGE, SUPERSEDE). The text is always stored as "
+    "given (no language model extracts facts). Pass false to only store."))]
 
 ID_ALIAS_TOOLS = frozenset({"get_memory", "update_memory", "delete_memory"})
 
