@@ -118,7 +118,8 @@ def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: 
                     agent_id=optional_str(agent_id, "agent_id"), run_id=optional_str(run_id, "run_id"),
                     metadata=validate_metadata(metadata), created_at=stamp, updated_at=stamp,
                     immutable=bool(immutable))
-    comparison = write_path.compare(caller.store, caller.semantic, memory) if infer else None
+    comparison = (write_path.compare(caller.store, caller.semantic, memory, background=caller.background)
+                  if infer else None)
     events: list[dict[str, Any]] = []
     with caller.store.write() as writer:
         existing = writer.find_identical(memory)

@@ -56,45 +56,44 @@ class Comparison:
     model: str | None
 
 
-def compare(store: SqliteStore, semantic: "Semantic | None", memory: Memory) -> Comparison:
+def compare(store: SqliteStore, semantic: "Semantic | None", memory: Memory, *,
+            background: bool = False) -> Comparison:
     """Read (outside any write) the candidates of `memory` and decide what it retires."""
-    vector, model = _vector(store, semantic, memory)
-    candidates = similar(store, memory, vector, model)
-    cosines = _cosines(store, memory.user_id, model, vector, candidates)
+    vector, model = _vector(store, semantic, memory, background)
     newer = analysed(memory)
     retirements = []
-    for old in candidates:
-        state = decide(old, newer, cosines.get(old.id))
+    for old, cosine in similar(store, memory, vector, model):
+        state = decide(old, newer, cosine)
         if state is not None:
-            retirements.append(Retirement(old, state, cosines.get(old.id)))
+            retirements.append(Retirement(old, state, cosine))
     return Comparison(retirements, vector, model)
 
 
-def _vector(store: SqliteStore, semantic: "Semantic | None", memory: Memory):
+def _vector(store: SqliteStore, semantic: "Semantic | None", memory: Memory, background: bool):
     if semantic is None or not semantic.available():
         return None, None
+    # the first time in this process: embed what the project's memories lack, as a search does
+    semantic.prepare_search(store, memory.user_id, memory.app_id, background=background)
     vectors = semantic.vectors_for(store, memory.user_id, [memory.memory])
     return (None, None) if vectors is None else (vectors[0], semantic.model_id)
 
 
-def similar(store: SqliteStore, memory: Memory, vector: "np.ndarray | None", model: str | None) -> list[Memory]:
+def similar(store: SqliteStore, memory: Memory, vector: "np.ndarray | None",
+            model: str | None) -> list[tuple[Memory, float | None]]:
     """The new memory's nearest `CANDIDATES` active memories of its project and type that dream
-    may act on (hybrid search with a vector, lexical without)."""
+    may act on, with their cosines: by stored vectors when the new text has one, else by
+    lexical search (no cosine)."""
     conditions: list[dict[str, Any]] = [{"app_id": memory.app_id}]
     if memory.type != UNKNOWN_TYPE:
         conditions.append({"metadata": {"type": memory.type}})
     where = compile_filters({"AND": conditions}, user_id=memory.user_id)
-    hits = store.search(memory.user_id, memory.memory, where, ReadMode.LATEST_ONLY, CANDIDATES,
-                        query_vector=vector, model=model)
-    return [m for m, _ in hits if m.type == memory.type and takes_part(m)]
-
-
-def _cosines(store: SqliteStore, user_id: str, model: str | None, vector: "np.ndarray | None",
-             candidates: list[Memory]) -> dict[str, float]:
-    if vector is None or model is None or not candidates:
-        return {}
-    known = store.vectors_by_text(user_id, model, [m.memory for m in candidates])
-    return {m.id: float(known[m.memory] @ vector) for m in candidates if m.memory in known}
+    hits: list[tuple[Memory, float | None]]
+    if vector is not None and model is not None:
+        hits = list(store.nearest(memory.user_id, vector, model, where, ReadMode.LATEST_ONLY, CANDIDATES))
+    else:
+        hits = [(m, None) for m, _ in store.lexical_search(memory.user_id, memory.memory, where,
+                                                            ReadMode.LATEST_ONLY, CANDIDATES)]
+    return [(m, cosine) for m, cosine in hits if m.type == memory.type and takes_part(m)]
 
 
 def decide(old: Memory, newer, cosine: float | None) -> str | None:

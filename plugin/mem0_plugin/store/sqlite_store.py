@@ -451,6 +451,16 @@ class SqliteStore:
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
+    def nearest(self, user_id: str, vector: "np.ndarray", model: str, where: CompiledFilter = TRUE,
+                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10) -> list[tuple[Memory, float]]:
+        """The `top_k` memories in scope whose stored vectors of `model` are nearest to `vector`,
+        with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
+        with self._lock:
+            view = self._view()
+        ids, matrix = self.vector_index(user_id, model).current(self._query, view)
+        sql, params = self._where(user_id, where, mode)
+        return [(memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)]
+
     def _nearest_in_scope(self, ids: list[str], matrix: "np.ndarray", query_vector: "np.ndarray", sql: str,
                           params: list, wanted: int) -> list[tuple[Memory, float, str]]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,

@@ -31,12 +31,14 @@ def decode_matrix(blobs: Sequence[bytes]) -> np.ndarray:
 
 @dataclass
 class _Loaded:
+    """The rows read so far, in a buffer with room to grow: appending the vector of each new
+    memory (one per write) copies only that row, not the whole matrix."""
+
     last_seq: int = 0
     count: int = 0
     ids: list[str] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict)
-    chunks: list[np.ndarray] = field(default_factory=list)
-    matrix: np.ndarray | None = None
+    buffer: np.ndarray | None = None
 
     def add(self, ids: list[str], matrix: np.ndarray) -> None:
         """Append the rows of new ids (as one block); a rewritten id's row is replaced in place."""
@@ -50,17 +52,21 @@ class _Loaded:
                 self.ids.append(memory_id)
                 new.append(row)
         if new:
-            self.chunks.append(matrix[new])
+            self._append(matrix[new])
+
+    def _append(self, rows: np.ndarray) -> None:
+        used = len(self.ids) - len(rows)
+        if self.buffer is None or self.buffer.shape[1] != rows.shape[1] or len(self.buffer) < used + len(rows):
+            grown = np.empty((max(used + len(rows), used + used // 2 + 16), rows.shape[1]), dtype=np.float32)
+            if self.buffer is not None and used:
+                grown[:used] = self.buffer[:used]
+            self.buffer = grown
+        self.buffer[used:used + len(rows)] = rows
 
     def _matrix(self) -> np.ndarray:
-        if self.chunks:
-            # an empty matrix (0 x 0: read before any vector existed) has no width to stack on
-            parts = ([self.matrix] if self.matrix is not None and self.matrix.size else []) + self.chunks
-            self.matrix = np.ascontiguousarray(np.vstack(parts))
-            self.chunks = []
-        if self.matrix is None:
-            self.matrix = np.zeros((0, 0), dtype=np.float32)
-        return self.matrix
+        if self.buffer is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self.buffer[:len(self.ids)]
 
 
 class VectorIndex:
