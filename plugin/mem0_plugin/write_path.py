@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .dream.analysed import analysed
 from .dream.analysis import takes_part
-from .dream.meaning import Reading, change_marker, literal_values, relation
+from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, Reading, change_marker, literal_values, relation
 from .dream.merging import mergeable
 from .filters import compile_filters
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .store.sqlite_store import Writer
 
 CANDIDATES = 10
+FLOOR = min(LOW_MERGE_COSINE, CONFLICT_COSINE)  # `relation` says None below it
 EVENTS = {MERGED: "MERGE", SUPERSEDED: "SUPERSEDE"}
 CRASH_ENV = "MEM0_WRITE_PATH_CRASH"  # tests: kill the process inside the write, before it commits
 
@@ -100,6 +101,8 @@ def decide(old: Memory, newer, cosine: float | None) -> str | None:
     """`merged`, `superseded` or None for the old memory beside the new one (`newer`, analysed)."""
     if old.memory.strip() == newer.memory.memory.strip():
         return None  # identical text in another scope (agent, run): two records, as before
+    if cosine is not None and cosine < FLOOR:
+        return None  # below every rule's threshold: not worth reading the text
     older = analysed(old)
     if cosine is None:
         return MERGED if mergeable(older.features, newer.features) else None
