@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin import operations, write_path
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import ACTIVE, MERGED, SUPERSEDED
@@ -197,7 +196,7 @@ def test_two_clients_adding_at_once_leave_no_pointer_at_a_retired_memory(semanti
             start.wait()
             for text in batch:
                 add(memories, text)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             failures.append(exc)
 
     threads = [threading.Thread(target=client, args=(batch,)) for batch in texts]

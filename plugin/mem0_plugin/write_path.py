@@ -53,11 +53,11 @@ class Comparison:
     """What the new text was compared with, and what to retire."""
 
     retirements: list[Retirement]
-    vector: "np.ndarray | None"
+    vector: np.ndarray | None
     model: str | None
 
 
-def compare(store: SqliteStore, semantic: "Semantic | None", memory: Memory, *,
+def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *,
             background: bool = False) -> Comparison:
     """Read (outside any write) the candidates of `memory` and decide what it retires."""
     vector, model = _vector(store, semantic, memory, background)
@@ -70,7 +70,7 @@ def compare(store: SqliteStore, semantic: "Semantic | None", memory: Memory, *,
     return Comparison(retirements, vector, model)
 
 
-def _vector(store: SqliteStore, semantic: "Semantic | None", memory: Memory, background: bool):
+def _vector(store: SqliteStore, semantic: Semantic | None, memory: Memory, background: bool):
     if semantic is None or not semantic.available():
         return None, None
     # the first time in this process: embed what the project's memories lack, as a search does
@@ -79,7 +79,7 @@ def _vector(store: SqliteStore, semantic: "Semantic | None", memory: Memory, bac
     return (None, None) if vectors is None else (vectors[0], semantic.model_id)
 
 
-def similar(store: SqliteStore, memory: Memory, vector: "np.ndarray | None",
+def similar(store: SqliteStore, memory: Memory, vector: np.ndarray | None,
             model: str | None) -> list[tuple[Memory, float | None]]:
     """The new memory's nearest `CANDIDATES` active memories of its project and type that dream
     may act on, with their cosines: by stored vectors when the new text has one, else by
@@ -120,7 +120,7 @@ def _holds_all(older, newer) -> bool:
         Reading(newer.memory.memory, newer.features))
 
 
-def retire(writer: "Writer", memory: Memory, comparison: Comparison, actor: str) -> list[dict[str, Any]]:
+def retire(writer: Writer, memory: Memory, comparison: Comparison, actor: str) -> list[dict[str, Any]]:
     """Inside the write that inserted `memory`: retire each old memory still as it was read
     (active, same version), and move the pointers of memories it had replaced onto `memory`
     (so no pointer is left on a retired memory). The events, for the answer."""
@@ -143,7 +143,7 @@ def retire(writer: "Writer", memory: Memory, comparison: Comparison, actor: str)
     return events
 
 
-def store_vector(writer: "Writer", memory: Memory, comparison: Comparison) -> None:
+def store_vector(writer: Writer, memory: Memory, comparison: Comparison) -> None:
     """The new memory's vector, already made for the comparison, stored with it."""
     if comparison.vector is not None and comparison.model is not None:
         writer.store_vectors(memory.user_id, comparison.model, [(memory.id, memory.memory, comparison.vector)])
