@@ -465,11 +465,12 @@ class SqliteStore:
                           params: list, wanted: int) -> list[tuple[Memory, float, str]]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
         read through the scope's SQL, widening fourfold until enough are in scope."""
-        from .vectors import top_matches
+        from .vectors import similarities, top_scores
 
         limit = 2 * wanted  # room for some out of scope (other projects, merged ...)
+        scores = similarities(matrix, query_vector)  # once: widening only ranks more of them
         while True:
-            matches = top_matches(matrix, query_vector, limit)
+            matches = top_scores(scores, limit)
             kept: list[tuple[Memory, float, str]] = []
             for start in range(0, len(matches), 500):
                 chunk = matches[start:start + 500]

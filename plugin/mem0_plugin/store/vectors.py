@@ -117,7 +117,20 @@ def top_matches(matrix: np.ndarray, query_vector: np.ndarray, limit: int) -> lis
     """(row, cosine) of the `limit` rows most similar to `query_vector`, best first."""
     if matrix.size == 0 or limit <= 0:
         return []
-    scores = matrix @ np.asarray(query_vector, dtype=np.float32)
+    return top_scores(similarities(matrix, query_vector), limit)
+
+
+def similarities(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """The cosine of every row with `query_vector` (all unit vectors), empty for no rows."""
+    if matrix.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    return matrix @ np.asarray(query_vector, dtype=np.float32)
+
+
+def top_scores(scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    """(row, score) of the `limit` highest `scores`, best first (ties by row)."""
+    if scores.size == 0 or limit <= 0:
+        return []
     if limit < len(scores):
         chosen = np.argpartition(-scores, limit - 1)[:limit]
     else:
