@@ -92,6 +92,18 @@ def test_without_a_model_a_changed_value_is_left_to_dream(mem0_home):
     assert state(memories, old) == (ACTIVE, None)
 
 
+@pytest.mark.parametrize("left_alone", [{"immutable": True}, {"metadata": {"type": "fact", "pinned": True}},
+                                        {"metadata": {"type": "fact", "exclude_from_dream": True}}])
+def test_what_dream_leaves_alone_neither_retires_nor_is_retired(mem0_home, left_alone):
+    memories = caller(mem0_home, None)
+    old = add(memories, "Use PostgreSQL for auth")["results"][0]["id"]
+    assert [r["event"] for r in add(memories, "Auth DB is PostgreSQL", **left_alone)["results"]] == ["ADD"]
+    assert state(memories, old) == (ACTIVE, None)
+    kept = add(memories, "Auth store is PostgreSQL", **left_alone)["results"][0]["id"]
+    assert [r["event"] for r in add(memories, "Use PostgreSQL for the auth DB")["results"]] == ["ADD", "MERGE"]
+    assert state(memories, kept) == (ACTIVE, None)  # the old one merged; the one left alone stays
+
+
 def test_identical_text_is_still_a_noop(mem0_home):
     memories = caller(mem0_home, None)
     first = add(memories, "Use PostgreSQL for auth")["results"][0]["id"]

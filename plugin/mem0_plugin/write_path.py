@@ -61,6 +61,8 @@ def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *,
             background: bool = False) -> Comparison:
     """Read (outside any write) the candidates of `memory` and decide what it retires."""
     vector, model = _vector(store, semantic, memory, background)
+    if not takes_part(memory):  # one dream leaves alone (immutable, pinned, excluded) retires nothing either
+        return Comparison([], vector, model)
     newer = analysed(memory)
     retirements = []
     for old, cosine in similar(store, memory, vector, model):
