@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from .dream.analysed import analysed
 from .dream.analysis import takes_part
-from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, Reading, change_marker, literal_values, relation
+from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, Reading, Readings, change_marker, literal_values, relation
 from .dream.merging import mergeable
+from .features import TextFeatures
 from .filters import compile_filters
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .store import ReadMode, SqliteStore
@@ -105,15 +106,34 @@ def decide(old: Memory, newer, cosine: float | None) -> str | None:
         return None  # identical text in another scope (agent, run): two records, as before
     if cosine is not None and cosine < FLOOR:
         return None  # below every rule's threshold: not worth reading the text
-    older = analysed(old)
+    older = analysed(old, _read_texts())
     if cosine is None:
         return MERGED if mergeable(older.features, newer.features) else None
-    kind = relation(older, newer, cosine)
+    kind = relation(older, newer, cosine, _readings())
     if kind == "merge" and _holds_all(older, newer):
         return MERGED
     if kind == "conflict" and change_marker(newer.memory.memory) is not None:
         return SUPERSEDED
     return None
+
+
+_FEATURES: dict[str, TextFeatures] = {}  # texts' features, read once per process (a bounded cache)
+FEATURES_KEPT = 4096
+
+
+def _read_texts() -> dict[str, TextFeatures]:
+    if len(_FEATURES) > FEATURES_KEPT:
+        _FEATURES.clear()
+    return _FEATURES
+
+
+_READINGS: Readings = {}
+
+
+def _readings() -> Readings:
+    if len(_READINGS) > FEATURES_KEPT:
+        _READINGS.clear()
+    return _READINGS
 
 
 def _holds_all(older, newer) -> bool:

@@ -121,10 +121,13 @@ def top_matches(matrix: np.ndarray, query_vector: np.ndarray, limit: int) -> lis
 
 
 def similarities(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
-    """The cosine of every row with `query_vector` (all unit vectors), empty for no rows."""
+    """The cosine of every row with `query_vector` (all unit vectors), empty for no rows.
+    numpy's own loop, not BLAS: OpenBLAS's threads keep spinning after a call and take the
+    cores from the embedding model that runs next (twice its time on 2 cores), for a scan that
+    is bound by memory anyway."""
     if matrix.size == 0:
         return np.zeros(0, dtype=np.float32)
-    return matrix @ np.asarray(query_vector, dtype=np.float32)
+    return np.einsum("ij,j->i", matrix, np.asarray(query_vector, dtype=np.float32), optimize=False)
 
 
 def top_scores(scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
