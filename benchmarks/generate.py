@@ -23,10 +23,10 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parent
 DATA = ROOT / ".data"
@@ -69,9 +69,18 @@ ENVS = ["staging", "production", "preview", "local", "ci"]
 PEOPLE = ["Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana"]
 
 TYPES_WEIGHTED = (
-    ("decision", 14), ("convention", 14), ("bug_fix", 14), ("task_learning", 12),
-    ("environmental", 9), ("anti_pattern", 7), ("user_preference", 6), ("project_profile", 4),
-    ("session_summary", 7), ("session_state", 6), ("compact_summary", 3), ("auto_capture", 3),
+    ("decision", 14),
+    ("convention", 14),
+    ("bug_fix", 14),
+    ("task_learning", 12),
+    ("environmental", 9),
+    ("anti_pattern", 7),
+    ("user_preference", 6),
+    ("project_profile", 4),
+    ("session_summary", 7),
+    ("session_state", 6),
+    ("compact_summary", 3),
+    ("auto_capture", 3),
     ("health_check", 1),
 )
 
@@ -141,23 +150,33 @@ def _templates(v: Vocab) -> dict[str, list]:
             lambda: f"Money amounts in {p(AREAS)} are integer cents; {v.ident()} converts at the edge",
         ],
         "bug_fix": [
-            lambda: f"Fixed {p(['a race', 'an off-by-one', 'a deadlock', 'a memory leak', 'a timezone bug', 'a crash'])} "
-                    f"in {v.ident()} ({v.path()}) by {p(['adding a lock', 'clamping the offset', 'retrying on 409', 'using UTC', 'closing the cursor', 'checking for None'])}",
+            lambda: (
+                f"Fixed {p(['a race', 'an off-by-one', 'a deadlock', 'a memory leak', 'a timezone bug', 'a crash'])} "
+                f"in {v.ident()} ({v.path()}) by {p(['adding a lock', 'clamping the offset', 'retrying on 409', 'using UTC', 'closing the cursor', 'checking for None'])}"
+            ),
             lambda: f"{v.camel()} raised KeyError on empty {p(NOUNS)}; fixed in commit {v.sha()}",
-            lambda: f"The {p(AREAS)} {p(THINGS)} double-counted {p(NOUNS)}s; {v.ident()} now dedupes by id ({v.ticket()})",
+            lambda: (
+                f"The {p(AREAS)} {p(THINGS)} double-counted {p(NOUNS)}s; {v.ident()} now dedupes by id ({v.ticket()})"
+            ),
             lambda: f"Flaky test {v.path()}::test_{v.ident()} fixed by freezing time",
         ],
         "task_learning": [
             lambda: f"{v.ident()} in {v.path()} is called from {v.camel()}, not directly",
             lambda: f"To regenerate the {p(AREAS)} fixtures run make fixtures-{p(AREAS)} then {p(TOOLS)} import",
-            lambda: f"The {p(AREAS)} {p(THINGS)} caches {p(NOUNS)} for {v.rng.randint(1, 120)} seconds; clear it with {v.ident()}",
-            lambda: f"{p(TOOLS)} {v.version()} changed the default {p(NOUNS)} {p(['timeout', 'limit', 'encoding', 'isolation level'])}",
+            lambda: (
+                f"The {p(AREAS)} {p(THINGS)} caches {p(NOUNS)} for {v.rng.randint(1, 120)} seconds; clear it with {v.ident()}"
+            ),
+            lambda: (
+                f"{p(TOOLS)} {v.version()} changed the default {p(NOUNS)} {p(['timeout', 'limit', 'encoding', 'isolation level'])}"
+            ),
             lambda: f"Learned that {v.camel()} retries {v.rng.randint(2, 9)} times before giving up",
         ],
         "environmental": [
             lambda: f"The {p(AREAS)} dev server listens on port {p(PORTS)}",
             lambda: f"{p(ENVS).capitalize()} runs {p(LANGS)} {v.version()} with {p(TOOLS)} {v.version()}",
-            lambda: f"{p(TOOLS)} in {p(ENVS)} is at {p(['localhost', 'db.internal', 'cache.internal', 'queue.internal'])}:{p(PORTS)}",
+            lambda: (
+                f"{p(TOOLS)} in {p(ENVS)} is at {p(['localhost', 'db.internal', 'cache.internal', 'queue.internal'])}:{p(PORTS)}"
+            ),
             lambda: f"Set {p(AREAS).upper()}_{p(NOUNS).upper()} in .env.{p(ENVS)} before starting {p(TOOLS)}",
         ],
         "anti_pattern": [
@@ -166,7 +185,9 @@ def _templates(v: Vocab) -> dict[str, list]:
             lambda: f"Avoid importing {v.camel()} from {v.path()} at module level (circular import)",
         ],
         "user_preference": [
-            lambda: f"{p(PEOPLE)} prefers {p(['small pull requests', 'type hints everywhere', 'dataclasses over dicts', 'tabs', 'early returns', 'explicit imports'])}",
+            lambda: (
+                f"{p(PEOPLE)} prefers {p(['small pull requests', 'type hints everywhere', 'dataclasses over dicts', 'tabs', 'early returns', 'explicit imports'])}"
+            ),
             lambda: f"Prefers {p(TOOLS)} over {p(TOOLS)} for {p(AREAS)}",
             lambda: f"Wants {p(AREAS)} changes reviewed by {p(PEOPLE)}",
         ],
@@ -175,18 +196,24 @@ def _templates(v: Vocab) -> dict[str, list]:
             lambda: f"acme-api is a monorepo: api/ ({p(LANGS)}), web/ ({p(LANGS)}), infra/ ({p(TOOLS)})",
         ],
         "session_summary": [
-            lambda: f"Session summary: refactored {v.ident()} and moved it to {v.path()}; {v.rng.randint(1, 40)} tests pass",
+            lambda: (
+                f"Session summary: refactored {v.ident()} and moved it to {v.path()}; {v.rng.randint(1, 40)} tests pass"
+            ),
             lambda: f"Session summary: investigated {v.ticket()} in {p(AREAS)}; root cause in {v.camel()}",
         ],
         "session_state": [
-            lambda: f"Session state: halfway through {p(VERBS)}ing {p(AREAS)} {p(NOUNS)}s in {v.path()} on {p(BRANCHES)}",
+            lambda: (
+                f"Session state: halfway through {p(VERBS)}ing {p(AREAS)} {p(NOUNS)}s in {v.path()} on {p(BRANCHES)}"
+            ),
             lambda: f"Session state: waiting for CI on {p(BRANCHES)} ({v.sha()})",
         ],
         "compact_summary": [
             lambda: f"Compact summary: moved {p(AREAS)} from {p(TOOLS)} to {p(TOOLS)}; {v.ident()} removed",
         ],
         "auto_capture": [
-            lambda: f"Ran {p(['pytest', 'npm test', 'make lint', 'alembic upgrade head', 'docker compose up'])} in {p(AREAS)}: {p(['passed', 'failed', '3 warnings', 'timed out'])}",
+            lambda: (
+                f"Ran {p(['pytest', 'npm test', 'make lint', 'alembic upgrade head', 'docker compose up'])} in {p(AREAS)}: {p(['passed', 'failed', '3 warnings', 'timed out'])}"
+            ),
         ],
         "health_check": [
             lambda: f"Health check {v.sha()}: {p(['store ok', 'search 3ms', 'lock free'])}",
@@ -196,9 +223,14 @@ def _templates(v: Vocab) -> dict[str, list]:
 
 # Near-duplicate rewrites: the same fact with weak words changed (dream should merge these).
 def _near_duplicate(text: str, rng: random.Random) -> str:
-    swaps = [("Use ", "Prefer "), ("Use ", "We use "), ("Run the ", "Always run the "),
-             ("The ", "Currently the "), (" talks to ", " currently talks to "),
-             ("Deploy the ", "Go deploy the ")]
+    swaps = [
+        ("Use ", "Prefer "),
+        ("Use ", "We use "),
+        ("Run the ", "Always run the "),
+        ("The ", "Currently the "),
+        (" talks to ", " currently talks to "),
+        ("Deploy the ", "Go deploy the "),
+    ]
     rng.shuffle(swaps)
     for old, new in swaps:
         if old in text:
@@ -211,15 +243,21 @@ def _conflict(draft: Draft, v: Vocab) -> Draft | None:
     text = draft.text
     if "listens on port" in text:
         head = text.rsplit(" ", 1)[0]
-        return Draft(f"{head} {v.pick([p for p in PORTS if str(p) not in text])}", draft.type, draft.confidence,
-                     max(0.0, draft.days_ago - v.rng.uniform(1, 60)))
+        return Draft(
+            f"{head} {v.pick([p for p in PORTS if str(p) not in text])}",
+            draft.type,
+            draft.confidence,
+            max(0.0, draft.days_ago - v.rng.uniform(1, 60)),
+        )
     if text.startswith("Deploy the ") and " to " in text:
         head = text.rsplit(" to ", 1)[0]
-        return Draft(f"{head} to {v.pick(TOOLS)}", draft.type, draft.confidence,
-                     max(0.0, draft.days_ago - v.rng.uniform(1, 60)))
+        return Draft(
+            f"{head} to {v.pick(TOOLS)}", draft.type, draft.confidence, max(0.0, draft.days_ago - v.rng.uniform(1, 60))
+        )
     if text.startswith("Use ") and " for " in text:
-        return Draft("Don't u" + text[1:], draft.type, draft.confidence,
-                     max(0.0, draft.days_ago - v.rng.uniform(1, 60)))
+        return Draft(
+            "Don't u" + text[1:], draft.type, draft.confidence, max(0.0, draft.days_ago - v.rng.uniform(1, 60))
+        )
     return None
 
 
@@ -235,8 +273,12 @@ def drafts(n: int, seed: int) -> Iterator[Draft]:
         roll = rng.random()
         if recent and roll < 0.06:
             base = rng.choice(recent)
-            draft = Draft(_near_duplicate(base.text, rng), base.type, round(rng.uniform(0.5, 0.95), 2),
-                          max(0.0, base.days_ago - rng.uniform(0, 30)))
+            draft = Draft(
+                _near_duplicate(base.text, rng),
+                base.type,
+                round(rng.uniform(0.5, 0.95), 2),
+                max(0.0, base.days_ago - rng.uniform(0, 30)),
+            )
         elif recent and roll < 0.08:
             draft = _conflict(rng.choice(recent), v)
             if draft is None:
@@ -269,8 +311,15 @@ def records(n: int, seed: int, *, user: str = USER, project: str = PROJECT) -> I
         if draft.extra:
             metadata.update(draft.extra)
         stamp = created.isoformat()
-        yield {"id": f"{rng.getrandbits(128):032x}", "memory": draft.text, "user_id": user, "app_id": project,
-               "metadata": metadata, "created_at": stamp, "updated_at": stamp}
+        yield {
+            "id": f"{rng.getrandbits(128):032x}",
+            "memory": draft.text,
+            "user_id": user,
+            "app_id": project,
+            "metadata": metadata,
+            "created_at": stamp,
+            "updated_at": stamp,
+        }
 
 
 def _uuid(hex32: str) -> str:
@@ -311,6 +360,7 @@ def data_path(n: int, seed: int = DEFAULT_SEED, suffix: str = ".sqlite3") -> Pat
     older schema (without, say, dream's stored readings) is never measured as a new one."""
     if suffix == ".sqlite3":
         from mem0_plugin.store.migrations import MIGRATIONS
+
         suffix = f"-schema{len(MIGRATIONS)}{suffix}"
     return DATA / f"mem-{n}-s{seed}{suffix}"
 
@@ -351,8 +401,11 @@ def build_store(n: int, seed: int = DEFAULT_SEED, *, force: bool = False) -> Pat
     store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     tmp.replace(path)
-    print(f"generated {path.name}: {n:,} in scope (+{2 * max(1, n // 10):,} elsewhere) "
-          f"in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+    print(
+        f"generated {path.name}: {n:,} in scope (+{2 * max(1, n // 10):,} elsewhere) "
+        f"in {time.perf_counter() - started:.1f}s",
+        file=sys.stderr,
+    )
     return path
 
 

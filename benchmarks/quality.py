@@ -24,7 +24,6 @@ sys.path.insert(0, str(ROOT.parent / "plugin"))
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
 import labelled  # noqa: E402
-
 from mem0_plugin.semantic import Semantic  # noqa: E402
 
 
@@ -35,8 +34,9 @@ def mem0_hits(data: dict, folder: Path, k: int = 5) -> dict[str, list[int]]:
     started = time.perf_counter()
     for m in data["memories"]:
         memory.add(m["text"], user_id=m["project"], metadata={"type": m["type"]}, infer=False)
-    print(f"mem0ai OSS: added {len(data['memories'])} memories in {time.perf_counter() - started:.0f}s",
-          file=sys.stderr)
+    print(
+        f"mem0ai OSS: added {len(data['memories'])} memories in {time.perf_counter() - started:.0f}s", file=sys.stderr
+    )
     text_of = {m["key"]: m["text"] for m in data["memories"]}
     hits: dict[str, list[int]] = {}
     for query in data["queries"]:
@@ -59,7 +59,9 @@ def main() -> int:
         folder = Path(tmp)
         url = labelled.build_store(data, folder)
         for label, semantic in (("lexical only", None), ("hybrid", Semantic.from_home(folder))):
-            scores = labelled.score_search(data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic))
+            scores = labelled.score_search(
+                data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic)
+            )
             print(labelled.describe(scores, label))
         if not args.no_mem0:
             import mem0_oss

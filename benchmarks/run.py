@@ -40,7 +40,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "plugin"))
 
 import generate as gen  # noqa: E402
-
 from mem0_plugin import operations  # noqa: E402
 from mem0_plugin.identity import Identity  # noqa: E402
 from mem0_plugin.store import SqliteStore  # noqa: E402
@@ -52,6 +51,7 @@ NOW = gen.NOW.isoformat()
 
 
 # -- reporting ---------------------------------------------------------------------------
+
 
 @dataclass
 class Figure:
@@ -114,6 +114,7 @@ def ms(seconds: float) -> float:
 
 # -- the stores ----------------------------------------------------------------------------
 
+
 def identity(cwd: Path) -> Identity:
     return Identity(gen.USER, gen.PROJECT, "main", cwd, "sqlite:///unused", cwd)
 
@@ -134,16 +135,22 @@ def open_caller(path: Path, cwd: Path) -> operations.Caller:
 
 
 def scope_rows(store: SqliteStore) -> list[tuple[str, str, frozenset[str]]]:
-    rows = store._query("SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
-                        "AND lifecycle_state IN ('active', 'superseded')", [gen.USER, gen.PROJECT])
+    rows = store._query(
+        "SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
+        "AND lifecycle_state IN ('active', 'superseded')",
+        [gen.USER, gen.PROJECT],
+    )
     return [(mid, created, significant_words(text)) for mid, created, text in rows]
 
 
 def naive_search(store: SqliteStore, query: str, top_k: int = 10) -> list[tuple[str, float]]:
     """The naive way: read every memory of the scope, score each in Python, sort."""
     terms = significant_words(query)
-    rows = store._query("SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
-                        "AND lifecycle_state IN ('active', 'superseded')", [gen.USER, gen.PROJECT])
+    rows = store._query(
+        "SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
+        "AND lifecycle_state IN ('active', 'superseded')",
+        [gen.USER, gen.PROJECT],
+    )
     scored = [(overlap_score(terms, significant_words(text)), created, mid) for mid, created, text in rows]
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
     return [(mid, score) for score, _, mid in scored[:top_k]]
@@ -153,10 +160,12 @@ def mem0_reason(args) -> str | None:
     if args.no_mem0:
         return "skipped (--no-mem0)"
     import mem0_oss
+
     return mem0_oss.available()
 
 
 # -- search --------------------------------------------------------------------------------
+
 
 def bench_search(args, work: Path) -> None:
     queries = gen.queries(200, seed=11)
@@ -164,6 +173,7 @@ def bench_search(args, work: Path) -> None:
     reason = mem0_reason(args)
     if reason is None:
         import mem0_oss
+
         for n in (1000, 10000):
             folder = mem0_oss.build(n)
             memory = mem0_oss.open_memory(folder)
@@ -189,7 +199,7 @@ def bench_search(args, work: Path) -> None:
                 operations.search_memories(caller, q)
                 times.append(time.perf_counter() - started)
         p50, p95 = ms(percentile(times, 50)), ms(percentile(times, 95))
-        naive_queries = queries[:30 if n <= 10000 else 8]
+        naive_queries = queries[: 30 if n <= 10000 else 8]
         naive_times, same_ids, same_scores = [], 0, 0
         for q in naive_queries:
             started = time.perf_counter()
@@ -199,12 +209,14 @@ def bench_search(args, work: Path) -> None:
             same_ids += got == expected
             same_scores += [s for _, s in got] == [s for _, s in expected]
         naive = ms(statistics.median(naive_times))
-        figure = Figure(f"search_memories p50, {n // 1000}k memories in scope", f"<= {target:g} ms", p50, "ms",
-                        ok=p50 <= target)
+        figure = Figure(
+            f"search_memories p50, {n // 1000}k memories in scope", f"<= {target:g} ms", p50, "ms", ok=p50 <= target
+        )
         figure.details["p95"] = fmt(p95, "ms")
         figure.details["naive full scan (Python scoring)"] = f"{fmt(naive, 'ms')} median ({naive / p50:,.0f}x)"
         figure.details["results identical to the full scan"] = (
-            f"{same_ids}/{len(naive_queries)} queries (same scores: {same_scores}/{len(naive_queries)})")
+            f"{same_ids}/{len(naive_queries)} queries (same scores: {same_scores}/{len(naive_queries)})"
+        )
         if reason is None:
             if n in mem0_times:
                 figure.alternative, figure.alternative_label = mem0_times[n], "mem0ai OSS Memory.search, measured"
@@ -213,8 +225,10 @@ def bench_search(args, work: Path) -> None:
                 (n1, t1), (n2, t2) = sorted(mem0_times.items())
                 slope = (t2 - t1) / (n2 - n1)
                 figure.alternative = t2 + slope * (n - n2)
-                figure.alternative_label = (f"mem0ai OSS, extrapolated linearly from {t1:.0f} ms at 1k and "
-                                            f"{t2:.0f} ms at 10k (local qdrant scans every vector)")
+                figure.alternative_label = (
+                    f"mem0ai OSS, extrapolated linearly from {t1:.0f} ms at 1k and "
+                    f"{t2:.0f} ms at 10k (local qdrant scans every vector)"
+                )
                 figure.alternative_short = "mem0ai OSS, extrapolated"
         else:
             figure.notes.append(f"mem0ai OSS: {reason}")
@@ -223,6 +237,7 @@ def bench_search(args, work: Path) -> None:
 
 
 # -- add -----------------------------------------------------------------------------------
+
 
 def bench_add(args, work: Path) -> None:
     path = working_copy(10000, work)
@@ -242,6 +257,7 @@ def bench_add(args, work: Path) -> None:
     reason = mem0_reason(args)
     if reason is None:
         import mem0_oss
+
         folder = mem0_oss.copy_of(mem0_oss.build(1000), work / "mem0-add")
         memory = mem0_oss.open_memory(folder)
         for text in texts[:5]:
@@ -261,6 +277,7 @@ def bench_add(args, work: Path) -> None:
 
 
 # -- pages ---------------------------------------------------------------------------------
+
 
 def bench_page(args, work: Path) -> None:
     n = 100000
@@ -288,29 +305,41 @@ def bench_page(args, work: Path) -> None:
     # the naive way: count(*) and LIMIT/OFFSET for every page, as the first version did
     sql, params = store._where(gen.USER, operations.scoped_filter(caller, None), operations.ReadMode.DEFAULT)
     from mem0_plugin.store.rows import SELECT_COLUMNS, row_to_memory
+
     naive = []
     for number in range(1, pages + 1, 10):
         started = time.perf_counter()
         store._query(f"SELECT count(*) FROM memories WHERE {sql}", params)
-        rows = store._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE {sql} ORDER BY created_us, id "
-                            "LIMIT 200 OFFSET ?", [*params, (number - 1) * 200])
+        rows = store._query(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE {sql} ORDER BY created_us, id LIMIT 200 OFFSET ?",
+            [*params, (number - 1) * 200],
+        )
         [row_to_memory(r).to_dict() for r in rows]
         naive.append(time.perf_counter() - started)
     p50 = ms(statistics.median(sequential))
-    figure = Figure("get_memories page of 200, 100k in scope", "<= 20 ms", p50, "ms",
-                    ok=p50 <= 20 and ms(statistics.median(fresh)) <= 20)
+    figure = Figure(
+        "get_memories page of 200, 100k in scope",
+        "<= 20 ms",
+        p50,
+        "ms",
+        ok=p50 <= 20 and ms(statistics.median(fresh)) <= 20,
+    )
     figure.details["paging through all pages in order (dream, an agent)"] = (
         f"p50 {fmt(p50, 'ms')}, p95 {fmt(ms(percentile(sequential, 95)), 'ms')}, "
-        f"{len(sequential) // max(1, args.repeat // 2)} pages in {sum(sequential) / max(1, args.repeat // 2):.2f} s")
+        f"{len(sequential) // max(1, args.repeat // 2)} pages in {sum(sequential) / max(1, args.repeat // 2):.2f} s"
+    )
     figure.details["any page, nothing remembered (after a change)"] = (
-        f"p50 {fmt(ms(statistics.median(fresh)), 'ms')}, p95 {fmt(ms(percentile(fresh, 95)), 'ms')}")
+        f"p50 {fmt(ms(statistics.median(fresh)), 'ms')}, p95 {fmt(ms(percentile(fresh, 95)), 'ms')}"
+    )
     figure.details["naive count(*) + OFFSET per page"] = (
         f"p50 {fmt(ms(statistics.median(naive)), 'ms')}, all {pages} pages ≈ "
-        f"{sum(naive) * 10:.1f} s ({ms(statistics.median(naive)) / p50:,.0f}x)")
+        f"{sum(naive) * 10:.1f} s ({ms(statistics.median(naive)) / p50:,.0f}x)"
+    )
     store.close()
     reason = mem0_reason(args)
     if reason is None:
         import mem0_oss
+
         memory = mem0_oss.open_memory(mem0_oss.build(10000))
         times = []
         for _ in range(3):
@@ -319,8 +348,9 @@ def bench_page(args, work: Path) -> None:
             times.append(time.perf_counter() - started)
         mem0_oss.close(memory)
         figure.alternative = ms(statistics.median(times))
-        figure.alternative_label = (f"mem0ai OSS get_all has no pages: all {len(everything['results']):,} "
-                                    "memories of a 10k store, measured")
+        figure.alternative_label = (
+            f"mem0ai OSS get_all has no pages: all {len(everything['results']):,} memories of a 10k store, measured"
+        )
         figure.alternative_short = "mem0ai OSS get_all of 10k, no pages"
     else:
         figure.notes.append(f"mem0ai OSS: {reason}")
@@ -345,8 +375,9 @@ def run_measured(argv: list[str], *, env: dict | None = None, cwd: Path | None =
     rss_file = Path(tempfile.mkstemp(prefix="rss-")[1])
     wrapped = [str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists() else argv
     started = time.perf_counter()
-    proc = subprocess.Popen(wrapped, stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file,
-                            env={**os.environ, **(env or {})}, cwd=cwd)
+    proc = subprocess.Popen(
+        wrapped, stdin=subprocess.DEVNULL, stdout=out_file, stderr=err_file, env={**os.environ, **(env or {})}, cwd=cwd
+    )
     proc.wait()
     wall = time.perf_counter() - started
     out_file.seek(0)
@@ -369,28 +400,42 @@ def bench_plan(args, work: Path) -> None:
     plan_file = work / "plan.json"
     runs = []
     for _ in range(max(1, args.repeat)):
-        runs.append(run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(plan_file),
-                                  *scope_args(path)], env=LEXICAL, cwd=work))
+        runs.append(
+            run_measured(
+                [str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(plan_file), *scope_args(path)],
+                env=LEXICAL,
+                cwd=work,
+            )
+        )
     wall = statistics.median(r[0] for r in runs)
     rss = max(r[1] for r in runs)
     plan = json.loads(plan_file.read_text())
-    figure = Figure("mem0-dream --plan over 100k", "<= 10 s, <= 1 GB peak RSS", wall, "s",
-                    ok=wall <= 10 and rss <= 1024)
+    figure = Figure(
+        "mem0-dream --plan over 100k", "<= 10 s, <= 1 GB peak RSS", wall, "s", ok=wall <= 10 and rss <= 1024
+    )
     figure.details["peak RSS"] = f"{rss:,.0f} MB"
-    figure.details["plan"] = (f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
-                              f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories")
+    figure.details["plan"] = (
+        f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
+        f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories"
+    )
     figure.details["runs"] = ", ".join(f"{r[0]:.1f} s" for r in runs)
     # a store written before dream stored its readings of the texts: every text is read
     _forget_readings(path)
-    unread = run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-unread.json"),
-                           *scope_args(path)], env=LEXICAL, cwd=work)
+    unread = run_measured(
+        [str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-unread.json"), *scope_args(path)],
+        env=LEXICAL,
+        cwd=work,
+    )
     same = (work / "plan-unread.json").read_bytes() == plan_file.read_bytes()
     figure.details["without stored readings (a store from before them: every text read)"] = (
-        f"{unread[0]:.1f} s, {unread[1]:,.0f} MB, plan {'identical' if same else 'DIFFERENT'}")
+        f"{unread[0]:.1f} s, {unread[1]:,.0f} MB, plan {'identical' if same else 'DIFFERENT'}"
+    )
     # the naive way: compare every pair of memories of one type (Jaccard of significant words)
     store = SqliteStore(path)
-    rows = store._query("SELECT type, memory FROM memories WHERE user_id = ? AND app_id = ? "
-                        "AND lifecycle_state = 'active'", [gen.USER, gen.PROJECT])
+    rows = store._query(
+        "SELECT type, memory FROM memories WHERE user_id = ? AND app_id = ? AND lifecycle_state = 'active'",
+        [gen.USER, gen.PROJECT],
+    )
     store.close()
     started = time.perf_counter()
     by_type: dict[str, list[frozenset[str]]] = {}
@@ -401,15 +446,17 @@ def bench_plan(args, work: Path) -> None:
     started = time.perf_counter()
     pairs = 0
     for i, a in enumerate(sample):
-        for b in sample[i + 1:]:
+        for b in sample[i + 1 :]:
             inter = len(a & b)
             _ = inter / (len(a) + len(b) - inter or 1) > 0.6
             pairs += 1
     per_pair = (time.perf_counter() - started) / pairs
     all_pairs = sum(len(v) * (len(v) - 1) // 2 for v in by_type.values())
     figure.alternative = tokenize + all_pairs * per_pair
-    figure.alternative_label = (f"all pairs within each type: {all_pairs:,} Jaccard comparisons at "
-                                f"{per_pair * 1e9:.0f} ns each, extrapolated from {pairs:,} measured")
+    figure.alternative_label = (
+        f"all pairs within each type: {all_pairs:,} Jaccard comparisons at "
+        f"{per_pair * 1e9:.0f} ns each, extrapolated from {pairs:,} measured"
+    )
     figure.alternative_short = "all pairs, extrapolated"
     report(figure)
 
@@ -434,12 +481,15 @@ def bench_auto(args, work: Path) -> None:
         second.append((wall, out2.strip()))
     steady = statistics.median(w for w, _ in second)
     initial = statistics.median(w for w, _ in first)
-    figure = Figure("mem0-dream --auto cold, 10k (a new process, as cron starts it)", "<= 1 s wall", steady, "s",
-                    ok=steady <= 1.0)
+    figure = Figure(
+        "mem0-dream --auto cold, 10k (a new process, as cron starts it)", "<= 1 s wall", steady, "s", ok=steady <= 1.0
+    )
     figure.details["every night (a new process; what was due is applied, conflicts skipped)"] = (
-        f"{fmt(steady, 's')} median: {second[0][1]}")
+        f"{fmt(steady, 's')} median: {second[0][1]}"
+    )
     figure.details["the first run on the generated store (applies its backlog of merges and prunes)"] = (
-        f"{fmt(initial, 's')} median: {first[0][1]}")
+        f"{fmt(initial, 's')} median: {first[0][1]}"
+    )
     if initial > 1.0:
         figure.notes.append(f"the one-off first run, which applies the whole backlog, takes {fmt(initial, 's')}")
     help_wall = statistics.median(run_measured([str(BIN / "mem0-dream"), "--help"])[0] for _ in range(3))
@@ -447,6 +497,7 @@ def bench_auto(args, work: Path) -> None:
     reason = mem0_reason(args)
     if reason is None:
         import mem0_oss
+
         times = []
         for i in range(2):
             folder = work / f"mem0-cold-{i}"
@@ -461,16 +512,29 @@ def bench_auto(args, work: Path) -> None:
     report(figure)
 
 
-INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                                    "clientInfo": {"name": "bench", "version": "1"}}}) + "\n"
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        }
+    )
+    + "\n"
+)
 
 
 def first_line_after_spawn(argv: list[str], env: dict, cwd: Path, send: str = "") -> tuple[float, str]:
     """Seconds from spawning `argv` to the first line on its stdout (after writing `send`)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=env, cwd=cwd)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
     if send:
         proc.stdin.write(send.encode())
         proc.stdin.flush()
@@ -483,8 +547,7 @@ def first_line_after_spawn(argv: list[str], env: dict, cwd: Path, send: str = ""
 
 def bench_mcp(args, work: Path) -> None:
     path = working_copy(10000, work)
-    env = {**os.environ, "MEM0_STORE": f"sqlite:///{path}", "MEM0_USER_ID": gen.USER,
-           "MEM0_PROJECT_ID": gen.PROJECT}
+    env = {**os.environ, "MEM0_STORE": f"sqlite:///{path}", "MEM0_USER_ID": gen.USER, "MEM0_PROJECT_ID": gen.PROJECT}
     server = [str(BIN / "mem0-mcp-server")]
     import_alone = [sys.executable, "-c", "import mcp.server.mcpserver; print('imported', flush=True)"]
     runs = max(7, args.repeat * 3)
@@ -499,11 +562,14 @@ def bench_mcp(args, work: Path) -> None:
     figure = Figure("MCP server answers initialize (spawn to result)", "<= 1.5 s", median, "s", ok=median <= 1.5)
     figure.details["runs"] = ", ".join(f"{t:.2f}" for t in ours)
     figure.details["over the import alone (ours minus it, median of pairs)"] = (
-        f"{statistics.median(o - i for o, i in zip(ours, imports)):+.2f} s")
+        f"{statistics.median(o - i for o, i in zip(ours, imports)):+.2f} s"
+    )
     figure.alternative = statistics.median(imports)
-    figure.alternative_label = ("a new python importing the SDK's server (`import mcp.server.mcpserver`), spawn "
-                                "to the line it prints after, measured interleaved with ours (the floor for any "
-                                "server built on the SDK)")
+    figure.alternative_label = (
+        "a new python importing the SDK's server (`import mcp.server.mcpserver`), spawn "
+        "to the line it prints after, measured interleaved with ours (the floor for any "
+        "server built on the SDK)"
+    )
     figure.alternative_short = "the SDK import alone"
     report(figure)
 
@@ -514,9 +580,20 @@ def bench_import(args, work: Path) -> None:
     runs = []
     for i in range(max(1, args.repeat)):
         target = work / f"import-{i}.sqlite3"
-        wall, rss, out = run_measured([str(BIN / "mem0-memories"), "import", str(source),
-                                       "--store", f"sqlite:///{target}", "--user-id", gen.USER,
-                                       "--project-id", gen.PROJECT], cwd=work)
+        wall, rss, out = run_measured(
+            [
+                str(BIN / "mem0-memories"),
+                "import",
+                str(source),
+                "--store",
+                f"sqlite:///{target}",
+                "--user-id",
+                gen.USER,
+                "--project-id",
+                gen.PROJECT,
+            ],
+            cwd=work,
+        )
         runs.append((wall, rss, out.strip()))
     wall = statistics.median(r[0] for r in runs)
     figure = Figure("mem0-memories import of 100k", "<= 60 s", wall, "s", ok=wall <= 60)
@@ -532,8 +609,10 @@ def bench_import(args, work: Path) -> None:
     per_record = (time.perf_counter() - started) / len(records)
     caller.store.close()
     figure.alternative = per_record * n
-    figure.alternative_label = (f"one add_memory per record: {per_record * 1000:.2f} ms each on the first "
-                                f"{len(records):,}, extrapolated to {n:,} (a lower bound: it slows as the store grows)")
+    figure.alternative_label = (
+        f"one add_memory per record: {per_record * 1000:.2f} ms each on the first "
+        f"{len(records):,}, extrapolated to {n:,} (a lower bound: it slows as the store grows)"
+    )
     figure.alternative_short = "one add_memory per record, extrapolated"
     report(figure)
 
@@ -542,8 +621,10 @@ def bench_import(args, work: Path) -> None:
 
 # -- meaning (docs/embeddings.md) ---------------------------------------------------------
 
+
 def semantic_for(work: Path):
     from mem0_plugin.semantic import Semantic
+
     return Semantic.from_home(work)
 
 
@@ -563,8 +644,13 @@ def bench_embed(args, work: Path) -> None:
     for text in texts[:300]:
         semantic.embed([text])
     single = 300 / (time.perf_counter() - started)
-    figure = Figure(f"embed throughput ({words:.0f}-word memories, {semantic.model_id})", ">= 200 texts/s",
-                    batched, "texts/s", ok=batched >= 200)
+    figure = Figure(
+        f"embed throughput ({words:.0f}-word memories, {semantic.model_id})",
+        ">= 200 texts/s",
+        batched,
+        "texts/s",
+        ok=batched >= 200,
+    )
     figure.alternative, figure.alternative_short = single, "one text per call"
     figure.alternative_label = "the same model called once per text (no batching, no length sorting)"
     figure.details["model load (first use, files verified by SHA-256)"] = f"{load:.2f} s (target <= 1 s)"
@@ -592,8 +678,13 @@ def bench_hybrid(args, work: Path) -> None:
             semantic.query_vector(q)
             timings["embed"].append(time.perf_counter() - started)
         p50 = ms(percentile(timings["hybrid"], 50))
-        figure = Figure(f"search_memories p50 with the query's embedding, {n // 1000}k", f"<= {target:g} ms",
-                        p50, "ms", ok=p50 <= target)
+        figure = Figure(
+            f"search_memories p50 with the query's embedding, {n // 1000}k",
+            f"<= {target:g} ms",
+            p50,
+            "ms",
+            ok=p50 <= target,
+        )
         figure.alternative = ms(percentile(timings["lexical"], 50))
         figure.alternative_short = "lexical only, same store"
         figure.alternative_label = "the same search without the embedder (v1), same run"
@@ -645,18 +736,34 @@ def bench_plan_vectors(args, work: Path) -> None:
     n = 100000
     path = working_copy(n, work, vectors=True)
     env = {"MEM0_HOME": str(work)}
-    runs = [run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-v.json"),
-                          *scope_args(path)], env=env, cwd=work) for _ in range(max(1, args.repeat))]
+    runs = [
+        run_measured(
+            [str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-v.json"), *scope_args(path)],
+            env=env,
+            cwd=work,
+        )
+        for _ in range(max(1, args.repeat))
+    ]
     wall, rss = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
-    lexical = run_measured([str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-l.json"),
-                            *scope_args(path)], env=LEXICAL, cwd=work)
+    lexical = run_measured(
+        [str(BIN / "mem0-dream"), "--plan", "--json", "-o", str(work / "plan-l.json"), *scope_args(path)],
+        env=LEXICAL,
+        cwd=work,
+    )
     plan = json.loads((work / "plan-v.json").read_text())
-    figure = Figure("mem0-dream --plan over 100k with stored vectors", "<= 15 s, <= 1.5 GB peak RSS", wall, "s",
-                    ok=wall <= 15 and rss <= 1536)
+    figure = Figure(
+        "mem0-dream --plan over 100k with stored vectors",
+        "<= 15 s, <= 1.5 GB peak RSS",
+        wall,
+        "s",
+        ok=wall <= 15 and rss <= 1536,
+    )
     figure.details["peak RSS"] = f"{rss:,.0f} MB"
     figure.details["runs"] = ", ".join(f"{r[0]:.1f} s" for r in runs)
-    figure.details["plan"] = (f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
-                              f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories")
+    figure.details["plan"] = (
+        f"{len(plan['merges']):,} merges, {len(plan['conflicts']):,} conflicts, "
+        f"{len(plan['prunes']):,} prunes over {plan['memory_count']:,} memories"
+    )
     figure.alternative, figure.alternative_short = lexical[0], "lexical rules only"
     figure.alternative_label = f"the same plan without the embedder (v1 rules), same run, {lexical[1]:,.0f} MB"
     report(figure)
@@ -672,21 +779,34 @@ def bench_auto_vectors(args, work: Path) -> None:
         run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)  # the backlog
         wall, _, out = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env=env, cwd=work)
         nightly.append((wall, out.strip()))
-        wall, _, _ = run_measured([str(BIN / "mem0-dream"), "--auto", *scope_args(path)],
-                                  env={**env, **LEXICAL}, cwd=work)
+        wall, _, _ = run_measured(
+            [str(BIN / "mem0-dream"), "--auto", *scope_args(path)], env={**env, **LEXICAL}, cwd=work
+        )
         lexical.append(wall)
     steady = statistics.median(w for w, _ in nightly)
-    figure = Figure("mem0-dream --auto cold on 10k with stored vectors (nightly)", "<= 1.5 s wall", steady, "s",
-                    ok=steady <= 1.5)
+    figure = Figure(
+        "mem0-dream --auto cold on 10k with stored vectors (nightly)", "<= 1.5 s wall", steady, "s", ok=steady <= 1.5
+    )
     figure.details["output"] = nightly[0][1]
     figure.alternative, figure.alternative_short = statistics.median(lexical), "without the embedder"
     figure.alternative_label = "the same nightly run with MEM0_EMBEDDER=none (v1 rules), same run"
     report(figure)
 
 
-BENCHES = {"search": bench_search, "add": bench_add, "page": bench_page, "plan": bench_plan,
-           "auto": bench_auto, "mcp": bench_mcp, "import": bench_import, "embed": bench_embed,
-           "hybrid": bench_hybrid, "add-infer": bench_add_infer, "plan-vectors": bench_plan_vectors, "auto-vectors": bench_auto_vectors}
+BENCHES = {
+    "search": bench_search,
+    "add": bench_add,
+    "page": bench_page,
+    "plan": bench_plan,
+    "auto": bench_auto,
+    "mcp": bench_mcp,
+    "import": bench_import,
+    "embed": bench_embed,
+    "hybrid": bench_hybrid,
+    "add-infer": bench_add_infer,
+    "plan-vectors": bench_plan_vectors,
+    "auto-vectors": bench_auto_vectors,
+}
 
 
 def summary_table() -> str:
@@ -709,16 +829,27 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [w for w in chosen if w not in BENCHES]
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
-    print(f"# benchmarks on {platform.node()}: {os.cpu_count()} cpus, Python {platform.python_version()}, "
-          f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(
+        f"# benchmarks on {platform.node()}: {os.cpu_count()} cpus, Python {platform.python_version()}, "
+        f"load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory(prefix="mem0-bench-") as tmp:
         for name in chosen:
             BENCHES[name](args, Path(tmp))
     print("\n" + summary_table())
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps(
-        {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "load_average": os.getloadavg(),
-         "figures": [{**asdict(f), "ratio": f.ratio} for f in FIGURES]}, indent=2) + "\n")
+    (RESULTS / "latest.json").write_text(
+        json.dumps(
+            {
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "load_average": os.getloadavg(),
+                "figures": [{**asdict(f), "ratio": f.ratio} for f in FIGURES],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return 0
 
 

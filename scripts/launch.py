@@ -203,8 +203,9 @@ def source_fingerprint(root: Path = PLUGIN_ROOT) -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    files = [root / name for name in ("pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in")
-             if (root / name).is_file()]
+    files = [
+        root / name for name in ("pyproject.toml", "setup.py", "setup.cfg", "MANIFEST.in") if (root / name).is_file()
+    ]
     for name in package_dirs(root):
         for directory, dirnames, filenames in os.walk(str(root / name)):
             dirnames[:] = sorted(d for d in dirnames if d not in _skip_while_copying(directory, dirnames))
@@ -242,8 +243,9 @@ def pointer_venv(version: str, fingerprint: str | None = None, environ=None) -> 
 
 def record_pointer(venv: Path, version: str) -> None:
     try:
-        write_json_atomic(mem0_home() / "plugin" / POINTER_NAME,
-                          {"version": version, "venv": str(venv), "source": str(PLUGIN_ROOT)})
+        write_json_atomic(
+            mem0_home() / "plugin" / POINTER_NAME, {"version": version, "venv": str(venv), "source": str(PLUGIN_ROOT)}
+        )
     except OSError as exc:  # the pointer is an optimisation, never a failure
         log(f"note: could not record the virtualenv location: {exc}")
 
@@ -276,7 +278,7 @@ class InstallLock:
         except OSError:
             return False
 
-    def __enter__(self) -> "InstallLock":
+    def __enter__(self) -> InstallLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.timeout
@@ -320,9 +322,12 @@ def run_quietly(cmd: list[str], what: str) -> None:
     except (AttributeError, OSError, ValueError):  # stderr replaced by an object without a fd
         target = None
     try:
-        completed = subprocess.run(cmd, stdin=subprocess.DEVNULL,
-                                   stdout=target if target is not None else subprocess.PIPE,
-                                   stderr=target if target is not None else subprocess.STDOUT)
+        completed = subprocess.run(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=target if target is not None else subprocess.PIPE,
+            stderr=target if target is not None else subprocess.STDOUT,
+        )
     except OSError as exc:
         raise LaunchError(f"{what} failed: cannot run {cmd[0]}: {exc.strerror or exc}") from None
     if target is None and completed.stdout:
@@ -338,11 +343,17 @@ def base_python() -> str:
         if sys.version_info < MIN_PYTHON:
             raise LaunchError(
                 f"Python {'.'.join(map(str, MIN_PYTHON))}+ is needed, this is {sys.version.split()[0]}; "
-                "set MEM0_PLUGIN_PYTHON to a newer interpreter")
+                "set MEM0_PLUGIN_PYTHON to a newer interpreter"
+            )
         return sys.executable
     try:
-        out = subprocess.run([chosen, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [chosen, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LaunchError(f"MEM0_PLUGIN_PYTHON={chosen} cannot be run: {exc}") from None
     try:
@@ -371,8 +382,9 @@ def package_dirs(root: Path) -> list[str]:
         where = [where]
     if not isinstance(where, list) or not all(isinstance(item, str) for item in where):
         where = ["plugin"]
-    return sorted({Path(item).parts[0] for item in where if item and Path(item).parts
-                   and Path(item).parts[0] not in (".", "..")})
+    return sorted(
+        {Path(item).parts[0] for item in where if item and Path(item).parts and Path(item).parts[0] not in (".", "..")}
+    )
 
 
 def _skip_while_copying(directory: str, names: list[str]) -> set[str]:
@@ -406,8 +418,10 @@ def install(venv: Path, version: str, root: Path = PLUGIN_ROOT) -> None:
         try:
             run_quietly([python, "-m", "venv", str(venv)], "creating the virtualenv")
         except LaunchError as exc:
-            raise LaunchError(f"{exc}; the venv module may be missing (Debian/Ubuntu: "
-                              "apt install python3-venv) or set MEM0_PLUGIN_PYTHON") from None
+            raise LaunchError(
+                f"{exc}; the venv module may be missing (Debian/Ubuntu: "
+                "apt install python3-venv) or set MEM0_PLUGIN_PYTHON"
+            ) from None
     log(f"installing mem0 plugin {version} into {venv} (first start or new version; takes a minute)")
     for stale in venv.parent.glob("build-*"):  # left by an install that was killed
         shutil.rmtree(str(stale), ignore_errors=True)
@@ -415,20 +429,41 @@ def install(venv: Path, version: str, root: Path = PLUGIN_ROOT) -> None:
     try:
         source = copy_source(root, build_dir)
         extra = os.environ.get("MEM0_PLUGIN_PIP_ARGS", "").split()
-        run_quietly([str(venv_python(venv)), "-m", "pip", "install", "--disable-pip-version-check",
-                     "--no-input", "--quiet", *extra, str(source)], "pip install of the plugin")
+        run_quietly(
+            [
+                str(venv_python(venv)),
+                "-m",
+                "pip",
+                "install",
+                "--disable-pip-version-check",
+                "--no-input",
+                "--quiet",
+                *extra,
+                str(source),
+            ],
+            "pip install of the plugin",
+        )
     finally:
         shutil.rmtree(str(build_dir), ignore_errors=True)
     missing = [name for name in COMMANDS if not script_path(venv, name).exists()]
     if missing:
         raise LaunchError(f"the install did not create {', '.join(missing)} in {venv_bin(venv)}")
-    write_json_atomic(venv / STAMP_NAME, {"version": version, "source": str(root),
-                                          "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    write_json_atomic(
+        venv / STAMP_NAME,
+        {"version": version, "source": str(root), "installed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+    )
     log(f"mem0 plugin {version} is ready")
 
 
-def ensure_venv(data_dir: Path, explicit: bool, version: str, reinstall: bool = False,
-                installer=install, detach: bool = False, fingerprint: str | None = None) -> Path:
+def ensure_venv(
+    data_dir: Path,
+    explicit: bool,
+    version: str,
+    reinstall: bool = False,
+    installer=install,
+    detach: bool = False,
+    fingerprint: str | None = None,
+) -> Path:
     """Return a virtualenv that has this release installed, installing it once under a lock.
 
     A release is `version` and, when given, the source `fingerprint`. With `detach`, the
@@ -485,8 +520,10 @@ def install_detached(data_dir: Path, reinstall: bool) -> None:
     if reinstall:
         cmd.append("--reinstall")
     if os.name == "nt":
-        flags = {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
-                 | getattr(subprocess, "DETACHED_PROCESS", 0)}
+        flags = {
+            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+            | getattr(subprocess, "DETACHED_PROCESS", 0)
+        }
     else:
         flags = {"start_new_session": True}
     log(f"installing the plugin's Python environment; progress in {log_path}")
@@ -571,8 +608,7 @@ def exec_command(program: str, args: list[str]) -> None:
 
 
 def parse_args(argv: list[str]) -> dict:
-    opts = {"setup": False, "reinstall": False, "print_venv": False, "data_dir": None,
-            "command": None, "args": []}
+    opts = {"setup": False, "reinstall": False, "print_venv": False, "data_dir": None, "command": None, "args": []}
     index = 0
     while index < len(argv):
         arg = argv[index]
@@ -598,7 +634,7 @@ def parse_args(argv: list[str]) -> dict:
             if arg not in COMMANDS:
                 raise LaunchError(f"unknown command {arg!r}; expected one of: {', '.join(COMMANDS)}")
             opts["command"] = arg
-            opts["args"] = argv[index + 1:]
+            opts["args"] = argv[index + 1 :]
             return opts
         index += 1
     return opts
@@ -621,8 +657,14 @@ def main(argv: list[str] | None = None) -> int:
                 exec_command(on_path, command_args(command, opts["args"]))
         version = read_plugin_version()
         data_dir, explicit = resolve_data_dir(opts["data_dir"])
-        venv = ensure_venv(data_dir, explicit, version, reinstall=opts["reinstall"],
-                           detach=command == "mem0-mcp-server", fingerprint=source_fingerprint())
+        venv = ensure_venv(
+            data_dir,
+            explicit,
+            version,
+            reinstall=opts["reinstall"],
+            detach=command == "mem0-mcp-server",
+            fingerprint=source_fingerprint(),
+        )
         if opts["print_venv"]:
             print(venv)
             return 0

@@ -22,7 +22,7 @@ from mem0_plugin.mem0_config import (  # noqa: E402
     parse_retention,
 )
 
-__all__ = ["find_mem0_config", "parse_retention", "load_retention_policies"]
+__all__ = ["find_mem0_config", "load_retention_policies", "parse_retention"]
 
 if __name__ == "__main__":
     sys.exit(main())

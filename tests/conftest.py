@@ -40,8 +40,11 @@ NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "start_early(start): call start() once the session has collected this "
-                                       "test, so slow work it waits for runs alongside the tests before it")
+    config.addinivalue_line(
+        "markers",
+        "start_early(start): call start() once the session has collected this "
+        "test, so slow work it waits for runs alongside the tests before it",
+    )
 
 
 def pytest_collection_finish(session):
@@ -87,12 +90,19 @@ def entry_point(name: str):
     return getattr(importlib.import_module(module), function)
 
 
-def run_process(name: str, *args: str, input: str | None = None, env: dict | None = None,
-                cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def run_process(
+    name: str,
+    *args: str,
+    input: str | None = None,
+    env: dict | None = None,
+    cwd: str | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess:
     """The installed console script as a subprocess."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([command_path(name), *args], input=input, capture_output=True, text=True,
-                          env=full_env, cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [command_path(name), *args], input=input, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=timeout
+    )
 
 
 @contextmanager
@@ -157,8 +167,14 @@ def _exit_code(exc: SystemExit, stderr) -> int:
     return 1
 
 
-def run_in_process(name: str, *args: str, input: str | None = None, env: dict | None = None,
-                   cwd: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def run_in_process(
+    name: str,
+    *args: str,
+    input: str | None = None,
+    env: dict | None = None,
+    cwd: str | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess:
     """`main(argv)` of the command with the stdin, stdout, stderr, environment and working
     directory of a subprocess, and the result a subprocess would give."""
     if any(key in (env or {}) for key in NEEDS_A_PROCESS):
@@ -181,8 +197,9 @@ def run_in_process(name: str, *args: str, input: str | None = None, env: dict | 
         finally:
             sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
     returncode = 0 if returncode is None else returncode
-    return subprocess.CompletedProcess([command_path(name), *args], returncode,
-                                       _as_piped_text(stdout), _as_piped_text(stderr))
+    return subprocess.CompletedProcess(
+        [command_path(name), *args], returncode, _as_piped_text(stdout), _as_piped_text(stderr)
+    )
 
 
 @pytest.fixture
@@ -192,7 +209,7 @@ def run_cli():
     In this process through the command's `main(argv)`; `subprocess=True` runs the installed
     console script instead (the smoke tests of each command, and whatever needs a real process)."""
 
-    def run(name: str, *args: str, subprocess: bool = False, **options) -> "subprocess.CompletedProcess":
+    def run(name: str, *args: str, subprocess: bool = False, **options) -> subprocess.CompletedProcess:
         return (run_process if subprocess else run_in_process)(name, *args, **options)
 
     return run
@@ -205,13 +222,13 @@ async def mcp_session(*args: str, env: dict | None = None):
     identity are those the server process would have."""
     from mcp.client._memory import InMemoryTransport
     from mcp.client.session import ClientSession
-
     from mem0_plugin import server
 
     with process_state(env):
         options = server.parse_args(list(args))
-        identity = server.resolve_identity(user_id=options.user_id, project_id=options.project_id,
-                                           store=options.store, cwd=options.cwd)
+        identity = server.resolve_identity(
+            user_id=options.user_id, project_id=options.project_id, store=options.store, cwd=options.cwd
+        )
         resources = server.Resources(identity)
         try:
             async with InMemoryTransport(server.build_server(resources)) as (read, write):

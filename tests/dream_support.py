@@ -44,8 +44,14 @@ def record(memory_id: str, text: str, type_: str | None, confidence, created_at:
     if type_ is not None:
         metadata["type"] = type_
     metadata.update(extra.pop("metadata", {}))
-    return {"id": memory_id, "memory": text, "metadata": metadata, "created_at": created_at,
-            "updated_at": created_at, **extra}
+    return {
+        "id": memory_id,
+        "memory": text,
+        "metadata": metadata,
+        "created_at": created_at,
+        "updated_at": created_at,
+        **extra,
+    }
 
 
 BASE = [
@@ -53,8 +59,7 @@ BASE = [
     record(PG_NEW, "Auth DB is PostgreSQL", "decision", 0.9, "2026-11-01T10:00:00+00:00"),
     record(REDIS_USE, "Use Redis for session caching", "decision", 0.7, "2026-09-01T10:00:00+00:00"),
     record(REDIS_DONT, "Don't use Redis for session caching", "decision", 0.6, "2026-11-10T10:00:00+00:00"),
-    record(SESSION, "Session state: refactoring the billing module", "session_state", 0.9,
-           "2026-06-01T10:00:00+00:00"),
+    record(SESSION, "Session state: refactoring the billing module", "session_state", 0.9, "2026-06-01T10:00:00+00:00"),
     record(ECS, "Deploy the storefront to ECS", "decision", 0.6, "2026-08-01T10:00:00+00:00"),
     record(VERCEL, "Deploy the storefront to Vercel", "decision", 0.8, "2026-11-20T10:00:00+00:00"),
     record(RUFF, "Format Python with ruff format", "convention", 0.8, "2026-11-20T10:00:00+00:00"),
@@ -65,25 +70,27 @@ REDIS_PAIR = f'[mem0:{REDIS_DONT}] vs [mem0:{REDIS_USE}] — "use Redis for sess
 DEPLOY_PAIR = f'[mem0:{VERCEL}] vs [mem0:{ECS}] — "Deploy the storefront" [A/B/skip]'
 PRUNE_LINE = f"  [mem0:{SESSION}] — session_state, 182d old"
 
-REPORT = "\n".join([
-    "## dream — consolidation report",
-    "",
-    "Merges (1):",
-    MERGE_LINE,
-    "",
-    "Conflicts (2):",
-    f"  {REDIS_PAIR}",
-    '      A: "Don\'t use Redis for session caching"',
-    '      B: "Use Redis for session caching"',
-    f"  {DEPLOY_PAIR}",
-    '      A: "Deploy the storefront to Vercel"',
-    '      B: "Deploy the storefront to ECS"',
-    "",
-    "Prune (1):",
-    PRUNE_LINE,
-    "",
-    "Proposed: 1 merges, 1 prunes, 2 conflicts. Apply? [Y/n]",
-])
+REPORT = "\n".join(
+    [
+        "## dream — consolidation report",
+        "",
+        "Merges (1):",
+        MERGE_LINE,
+        "",
+        "Conflicts (2):",
+        f"  {REDIS_PAIR}",
+        '      A: "Don\'t use Redis for session caching"',
+        '      B: "Use Redis for session caching"',
+        f"  {DEPLOY_PAIR}",
+        '      A: "Deploy the storefront to Vercel"',
+        '      B: "Deploy the storefront to ECS"',
+        "",
+        "Prune (1):",
+        PRUNE_LINE,
+        "",
+        "Proposed: 1 merges, 1 prunes, 2 conflicts. Apply? [Y/n]",
+    ]
+)
 # --plan asks nothing: its last line ends at the counts (docs/dream.md, "Step 4: report")
 PLAN_REPORT = REPORT.removesuffix(" Apply? [Y/n]")
 C1 = f"Conflict 1/2: {REDIS_PAIR}: "
@@ -105,8 +112,10 @@ def auto_summary(merged: int, pruned: int, skipped: int, project: str = PROJECT)
 
 
 def reminder_text(count: int) -> str:
-    return (f"mem0-dream detected {count} contradiction(s) requiring manual review. "
-            "Run /mem0:dream to resolve them interactively.")
+    return (
+        f"mem0-dream detected {count} contradiction(s) requiring manual review. "
+        "Run /mem0:dream to resolve them interactively."
+    )
 
 
 def make_project(path: Path) -> Path:
@@ -153,8 +162,11 @@ def dream_made(memories: dict[str, dict]) -> dict[str, dict]:
 
 
 def active_reminders(memories: dict[str, dict]) -> list[dict]:
-    return [r for r in memories.values()
-            if r["metadata"].get("source") == REMINDER_SOURCE and r["lifecycle_state"] == "active"]
+    return [
+        r
+        for r in memories.values()
+        if r["metadata"].get("source") == REMINDER_SOURCE and r["lifecycle_state"] == "active"
+    ]
 
 
 def update_text(memory_id: str, text: str) -> None:
@@ -214,10 +226,30 @@ def check_invariants(original: dict[str, dict], final: dict[str, dict]) -> None:
 def big_records(items: int, *, conflicts: int = 0) -> tuple[list[dict], int, int]:
     """A large store: `items // 3` (rounded up) merge pairs, as many retention prunes, and
     as many memories in nothing; plus `conflicts` port conflicts. Returns (records, merges, prunes)."""
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
-             "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango"]
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+        "quebec",
+        "romeo",
+        "sierra",
+        "tango",
+    ]
     records, merges, prunes = [], 0, 0
-    counter = iter(range(1, 10 ** 9))
+    counter = iter(range(1, 10**9))
 
     def add(text, type_, confidence, created):
         records.append(record(str(uuid.UUID(int=next(counter), version=4)), text, type_, confidence, created))
@@ -232,8 +264,12 @@ def big_records(items: int, *, conflicts: int = 0) -> tuple[list[dict], int, int
             add(f"Session state: refactoring the {name} module", "session_state", 0.9, "2026-06-01T10:00:00+00:00")
             prunes += 1
         else:
-            add(f"The {name} worker reads jobs from the {name}-queue", "project_profile", 0.8,
-                "2026-11-01T10:00:00+00:00")
+            add(
+                f"The {name} worker reads jobs from the {name}-queue",
+                "project_profile",
+                0.8,
+                "2026-11-01T10:00:00+00:00",
+            )
     for j in range(conflicts):
         name = words[j % 20] + "gateway"
         add(f"The {name} dev server listens on port 8080", "environmental", 0.7, "2026-09-01T10:00:00+00:00")

@@ -47,9 +47,19 @@ def records(data: dict, project: str) -> list[dict]:
                 metadata[flag] = True
         if "confidence" in m:
             metadata["confidence"] = m["confidence"]
-        out.append({"id": memory_id(m["key"]), "memory": m["text"], "user_id": USER, "app_id": project,
-                    "agent_id": m.get("agent_id"), "metadata": metadata, "created_at": m["created_at"],
-                    "updated_at": m["created_at"], "immutable": bool(m.get("immutable"))})
+        out.append(
+            {
+                "id": memory_id(m["key"]),
+                "memory": m["text"],
+                "user_id": USER,
+                "app_id": project,
+                "agent_id": m.get("agent_id"),
+                "metadata": metadata,
+                "created_at": m["created_at"],
+                "updated_at": m["created_at"],
+                "immutable": bool(m.get("immutable")),
+            }
+        )
     return out
 
 
@@ -121,8 +131,11 @@ def truth_pairs(data: dict) -> tuple[set, dict]:
 
 
 def protected_ids(data: dict) -> set[str]:
-    return {memory_id(m["key"]) for m in data["memories"]
-            if m.get("immutable") or m.get("pinned") or m.get("exclude_from_dream")}
+    return {
+        memory_id(m["key"])
+        for m in data["memories"]
+        if m.get("immutable") or m.get("pinned") or m.get("exclude_from_dream")
+    }
 
 
 def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
@@ -161,9 +174,11 @@ def score_search(data: dict, url: str, home: Path, semantic, scores: Scores, k: 
 
 def describe(scores: Scores, label: str) -> str:
     langs = ", ".join(f"{lang} {scores.hit_rate(lang):.2f}" for lang in sorted(scores.hits))
-    return (f"{label}: merges P {scores.merge_precision:.2f} R {scores.merge_recall:.2f} "
-            f"({scores.merge_tp}/{scores.merge_predicted} predicted, {scores.merge_truth} true pairs); "
-            f"conflicts P {scores.conflict_precision:.2f} R {scores.conflict_recall:.2f} "
-            f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
-            f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
-            f"search hit@5 {scores.hit_rate():.2f} ({langs})")
+    return (
+        f"{label}: merges P {scores.merge_precision:.2f} R {scores.merge_recall:.2f} "
+        f"({scores.merge_tp}/{scores.merge_predicted} predicted, {scores.merge_truth} true pairs); "
+        f"conflicts P {scores.conflict_precision:.2f} R {scores.conflict_recall:.2f} "
+        f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
+        f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
+        f"search hit@5 {scores.hit_rate():.2f} ({langs})"
+    )

@@ -30,11 +30,16 @@ def snapshot(db: Path, users: tuple[str, ...] = ("alice", "bob")) -> dict:
                 memories[memory.id] = {**memory.to_dict(), "version": memory.version}
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        history = [dict(zip(("seq", "memory_id", "user_id", "event", "actor", "at", "before", "after"), row))
-                   for row in conn.execute("SELECT seq, memory_id, user_id, event, actor, at, before, after "
-                                           "FROM history ORDER BY seq")]
-        runs = [dict(zip(("status", "started_at", "finished_at"), row))
-                for row in conn.execute("SELECT status, started_at, finished_at FROM dream_runs ORDER BY started_at")]
+        history = [
+            dict(zip(("seq", "memory_id", "user_id", "event", "actor", "at", "before", "after"), row))
+            for row in conn.execute(
+                "SELECT seq, memory_id, user_id, event, actor, at, before, after FROM history ORDER BY seq"
+            )
+        ]
+        runs = [
+            dict(zip(("status", "started_at", "finished_at"), row))
+            for row in conn.execute("SELECT status, started_at, finished_at FROM dream_runs ORDER BY started_at")
+        ]
     finally:
         conn.close()
     for row in history:

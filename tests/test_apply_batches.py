@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import run_in_process, run_process
 from mem0_plugin.dream.apply import BATCH_STEPS, apply_plan
 from mem0_plugin.dream.plan import MergeAction, Plan, PruneAction, plan_to_json
@@ -26,8 +25,10 @@ from mem0_plugin.store import SqliteStore
 
 USER, PROJECT = "alice", "acme-api"
 OLD, NEW, STALE = "2026-09-01T10:00:00+00:00", "2026-11-01T10:00:00+00:00", "2026-03-01T10:00:00+00:00"
-RECOVERED = re.compile(r"^mem0-dream: completed an interrupted run [0-9a-f]{8} "
-                       r"\(merged (\d+), pruned (\d+), conflicts resolved (\d+)\)$")
+RECOVERED = re.compile(
+    r"^mem0-dream: completed an interrupted run [0-9a-f]{8} "
+    r"\(merged (\d+), pruned (\d+), conflicts resolved (\d+)\)$"
+)
 
 
 def pair(i: int) -> tuple[str, str]:
@@ -49,23 +50,48 @@ def seed(path: Path, pairs: int, prunes: int) -> None:
 
 
 def memory(memory_id: str, text: str, kind: str, created: str) -> Memory:
-    return Memory(id=memory_id, memory=text, user_id=USER, app_id=PROJECT, metadata={"type": kind},
-                  created_at=created, updated_at=created)
+    return Memory(
+        id=memory_id,
+        memory=text,
+        user_id=USER,
+        app_id=PROJECT,
+        metadata={"type": kind},
+        created_at=created,
+        updated_at=created,
+    )
 
 
 def make_plan(pairs: int, prunes: int) -> Plan:
-    merges = [MergeAction(ids=pair(i), type="decision", merged_text=f"Service {i} DB is PostgreSQL",
-                          confidence=None, similarity=0.9) for i in range(pairs)]
-    pruned = [PruneAction(id=f"s{i:03d}", type="session_state", age_days=275, reason="retention")
-              for i in range(prunes)]
+    merges = [
+        MergeAction(
+            ids=pair(i), type="decision", merged_text=f"Service {i} DB is PostgreSQL", confidence=None, similarity=0.9
+        )
+        for i in range(pairs)
+    ]
+    pruned = [
+        PruneAction(id=f"s{i:03d}", type="session_state", age_days=275, reason="retention") for i in range(prunes)
+    ]
     ids = [i for m in merges for i in m.ids] + [p.id for p in pruned]
-    return Plan(user_id=USER, project_id=PROJECT, generated_at="2026-12-01T00:00:00+00:00",
-                memory_count=len(ids), merges=merges, prunes=pruned, fingerprints={i: "1" for i in ids})
+    return Plan(
+        user_id=USER,
+        project_id=PROJECT,
+        generated_at="2026-12-01T00:00:00+00:00",
+        memory_count=len(ids),
+        merges=merges,
+        prunes=pruned,
+        fingerprints=dict.fromkeys(ids, "1"),
+    )
 
 
 def identity(home: Path) -> Identity:
-    return Identity(user_id=USER, project_id=PROJECT, branch="main", home=home,
-                    store_url=f"sqlite:///{home / 'memories.sqlite3'}", cwd=home)
+    return Identity(
+        user_id=USER,
+        project_id=PROJECT,
+        branch="main",
+        home=home,
+        store_url=f"sqlite:///{home / 'memories.sqlite3'}",
+        cwd=home,
+    )
 
 
 def transactions(statements: list[str]) -> list[list[str]]:
@@ -127,7 +153,8 @@ def test_a_step_failing_halfway_is_undone_alone_inside_its_batch(tmp_path):
 
     steps = journal(db)
     assert [s[:3] for s in steps] == [(i, "merge", "stale" if i == 2 else "applied") for i in range(5)] + [
-        (i, "prune", "applied") for i in range(5, 8)]
+        (i, "prune", "applied") for i in range(5, 8)
+    ]
     assert steps[2][3] == stale.removeprefix("merge p002a+p002b: ")
     # the failed step shared its transaction with the steps on either side; only its savepoint was undone
     [batch] = [t for t in transactions(statements) if "ROLLBACK TO unit" in t]
@@ -197,8 +224,9 @@ def test_a_crash_inside_a_batch_leaves_exactly_n_steps_and_the_next_run_complete
     killed = dream(home, "--apply", str(plan_file), "--yes", crash_after=crash_after)
     assert killed.returncode == 137, (killed.stdout, killed.stderr)
     assert "Dream complete" not in killed.stdout
-    assert [s[:3] for s in journal(db)] == [(i, "merge" if i < pairs else "prune", "applied")
-                                           for i in range(crash_after)]
+    assert [s[:3] for s in journal(db)] == [
+        (i, "merge" if i < pairs else "prune", "applied") for i in range(crash_after)
+    ]
     with SqliteStore(db, readonly=True) as store:
         assert len(dream_made(store)) == min(crash_after, pairs)
         assert store.count(USER, PROJECT) == 2 * pairs + prunes + min(crash_after, pairs) - max(crash_after - pairs, 0)

@@ -17,7 +17,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.dream.apply import apply_plan
 from mem0_plugin.errors import StoreError
 from mem0_plugin.store import SqliteStore
@@ -37,8 +36,9 @@ def lock_path(db: Path) -> Path:
 
 
 def hold_lock(path: Path) -> subprocess.Popen:
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline().strip() == "held"
     return holder
 

@@ -16,7 +16,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.dream.autolock import (
     BUSY_MESSAGE,
     DEFAULT_LOCK_PATH,
@@ -96,8 +95,9 @@ def race(path: Path, count: int = RACERS) -> list[str]:
         for proc in procs:
             proc.stdin.write(f"{start_at!r}\n")
             proc.stdin.flush()
-        outcomes = [proc.stdout.readline().strip() if started == "ready" else started
-                    for proc, started in zip(procs, ready)]
+        outcomes = [
+            proc.stdout.readline().strip() if started == "ready" else started for proc, started in zip(procs, ready)
+        ]
     finally:
         for proc in procs:
             proc.stdin.close()

@@ -16,10 +16,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import anyio
+from conftest import command_path
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-from conftest import command_path
 from mem0_plugin import operations
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import Memory
@@ -41,8 +40,15 @@ def word(number: int) -> str:
 
 def memory(memory_id: str, text: str, kind: str, age_days: float, confidence: float = 0.8) -> Memory:
     stamp = (datetime.now(timezone.utc) - timedelta(days=age_days)).isoformat()
-    return Memory(id=memory_id, memory=text, user_id=USER, app_id=PROJECT,
-                  metadata={"type": kind, "confidence": confidence}, created_at=stamp, updated_at=stamp)
+    return Memory(
+        id=memory_id,
+        memory=text,
+        user_id=USER,
+        app_id=PROJECT,
+        metadata={"type": kind, "confidence": confidence},
+        created_at=stamp,
+        updated_at=stamp,
+    )
 
 
 def big_store(db: Path, pairs: int, stale: int, plain: int) -> None:
@@ -53,11 +59,15 @@ def big_store(db: Path, pairs: int, stale: int, plain: int) -> None:
         memories.append(memory(f"d{i:05d}a", f"Use {tool}lib for {job}ing", "convention", 30))
         memories.append(memory(f"d{i:05d}b", f"{tool.capitalize()}lib is used for {job}ing", "convention", 20))
     for i in range(stale):
-        memories.append(memory(f"s{i:05d}", f"Working on the {word(i)}zz {word(i + 3000)}yy refactor",
-                               "session_state", 100 + i % 50))
+        memories.append(
+            memory(
+                f"s{i:05d}", f"Working on the {word(i)}zz {word(i + 3000)}yy refactor", "session_state", 100 + i % 50
+            )
+        )
     for i in range(plain):
-        memories.append(memory(f"k{i:05d}", f"The {word(i)}qq module owns the {word(i + 9000)}rr {word(i + 500)}pp",
-                               "decision", 5))
+        memories.append(
+            memory(f"k{i:05d}", f"The {word(i)}qq module owns the {word(i + 9000)}rr {word(i + 500)}pp", "decision", 5)
+        )
     db.parent.mkdir(parents=True, exist_ok=True)
     with SqliteStore(db) as store:
         with store.write() as writer:
@@ -70,8 +80,14 @@ def env_for(home: Path, **extra: str) -> dict[str, str]:
 
 
 def start(name: str, *args: str, env: dict, stdin: bool = False) -> subprocess.Popen:
-    return subprocess.Popen([command_path(name), *args], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [command_path(name), *args],
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def no_lock_errors(*texts: str) -> None:
@@ -127,8 +143,9 @@ def test_mcp_server_adds_deletes_and_updates_while_auto_applies_a_big_plan(tmp_p
                                 outcomes.append((kind, target, ok, answer))
                         if update_targets:
                             target = update_targets.pop()
-                            ok, answer = await call(session, "update_memory", memory_id=target,
-                                                    metadata={"reviewed": True})
+                            ok, answer = await call(
+                                session, "update_memory", memory_id=target, metadata={"reviewed": True}
+                            )
                             outcomes.append(("update", target, ok, answer))
                         step += 1
                     out, err = auto.communicate(timeout=120)
@@ -200,16 +217,19 @@ def test_a_memory_deleted_or_edited_after_the_report_is_not_clobbered(tmp_path, 
     db = home / "memories.sqlite3"
     home.mkdir()
     with SqliteStore(db) as store, store.write() as writer:
-        for item in (memory("m1", "Use PostgreSQL for auth", "decision", 30),
-                     memory("m2", "Auth DB is PostgreSQL", "decision", 20),
-                     memory("m3", "Use tabs for indentation", "convention", 30),
-                     memory("m4", "Tabs are used for indentation", "convention", 20),
-                     memory("m5", "Run tests with pytest -q", "convention", 30),
-                     memory("m6", "Tests are run with pytest -q", "convention", 20)):
+        for item in (
+            memory("m1", "Use PostgreSQL for auth", "decision", 30),
+            memory("m2", "Auth DB is PostgreSQL", "decision", 20),
+            memory("m3", "Use tabs for indentation", "convention", 30),
+            memory("m4", "Tabs are used for indentation", "convention", 20),
+            memory("m5", "Run tests with pytest -q", "convention", 30),
+            memory("m6", "Tests are run with pytest -q", "convention", 20),
+        ):
             writer.insert(item, actor="test")
     env = env_for(home)
-    process = subprocess.Popen([command_path("mem0-dream")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=env)
+    process = subprocess.Popen(
+        [command_path("mem0-dream")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     report = read_until(process, "Apply? [Y/n] ")
     assert "Merges (3):" in report
 
@@ -309,8 +329,9 @@ def test_two_mcp_servers_write_to_one_store_at_once(tmp_path):
                             memory_id = answer["results"][0]["id"] if ok else None
                             if ok and n % 3 == 0:
                                 edited = f"Server {index} lane {word(lane)} edited {word(n)}"
-                                results.append(("update", *await call(session, "update_memory", memory_id=memory_id,
-                                                                      text=edited)))
+                                results.append(
+                                    ("update", *await call(session, "update_memory", memory_id=memory_id, text=edited))
+                                )
                             if ok and n % 5 == 0:
                                 results.append(("delete", *await call(session, "delete_memory", memory_id=memory_id)))
                         for text in shared_texts:  # both servers add the same texts at the same time
@@ -350,8 +371,9 @@ def test_ten_auto_runs_and_cli_writers_at_once(tmp_path, run_cli):
     big_store(db, pairs=40, stale=20, plain=0)
     env = env_for(home)
     autos = [start("mem0-dream", "--auto", env=env) for _ in range(10)]
-    writers = [start("mem0-memories", "add", f"Parallel note {word(i)}pp", "--type", "decision", env=env)
-               for i in range(6)]
+    writers = [
+        start("mem0-memories", "add", f"Parallel note {word(i)}pp", "--type", "decision", env=env) for i in range(6)
+    ]
     results = [(p, *p.communicate(timeout=120)) for p in autos + writers]
     for process, out, err in results:
         assert process.returncode == 0, err

@@ -10,7 +10,6 @@ import importlib.metadata
 import json
 
 import pytest
-
 from conftest import ENTRY_POINTS, entry_point, run_in_process, run_process
 
 

@@ -8,15 +8,14 @@ from datetime import datetime, timedelta, timezone
 from itertools import combinations
 
 import pytest
-
 from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.candidates import similar_pairs
-from mem0_plugin.features import text_features
-from mem0_plugin.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
 from mem0_plugin.dream.merging import MAX_VARIANTS, mergeable
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, PruneAction, plan_to_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
 from mem0_plugin.errors import InvalidInputError
+from mem0_plugin.features import text_features
+from mem0_plugin.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
 from mem0_plugin.records import Memory
 from mem0_plugin.text import STOP_WORDS, fold_plural, jaccard, significant_words
 
@@ -24,9 +23,19 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 MISSING = object()
 
 
-def mem(memory_id: str, text: str, *, type: str | None = "decision", age: float = 1, created: str | None = None,
-        confidence: object = MISSING, state: str = "active", immutable: bool = False, version: int = 1,
-        **metadata: object) -> Memory:
+def mem(
+    memory_id: str,
+    text: str,
+    *,
+    type: str | None = "decision",
+    age: float = 1,
+    created: str | None = None,
+    confidence: object = MISSING,
+    state: str = "active",
+    immutable: bool = False,
+    version: int = 1,
+    **metadata: object,
+) -> Memory:
     """A memory `age` days old (or with the given raw `created` text) of the given type."""
     meta: dict[str, object] = dict(metadata)
     if type is not None:
@@ -34,13 +43,29 @@ def mem(memory_id: str, text: str, *, type: str | None = "decision", age: float 
     if confidence is not MISSING:
         meta["confidence"] = confidence
     stamp = created if created is not None else (NOW - timedelta(days=age)).isoformat()
-    return Memory(id=memory_id, memory=text, user_id="alice", app_id="acme-api", metadata=meta,
-                  created_at=stamp, updated_at=stamp, lifecycle_state=state, immutable=immutable, version=version)
+    return Memory(
+        id=memory_id,
+        memory=text,
+        user_id="alice",
+        app_id="acme-api",
+        metadata=meta,
+        created_at=stamp,
+        updated_at=stamp,
+        lifecycle_state=state,
+        immutable=immutable,
+        version=version,
+    )
 
 
 def run(memories, policy=None):
-    return analyse(memories, DEFAULT_POLICY if policy is None else policy, NOW,
-                   user_id="alice", project_id="acme-api", policy_source="default")
+    return analyse(
+        memories,
+        DEFAULT_POLICY if policy is None else policy,
+        NOW,
+        user_id="alice",
+        project_id="acme-api",
+        policy_source="default",
+    )
 
 
 def relation(text_a: str, text_b: str, type: str = "decision") -> str:
@@ -102,31 +127,38 @@ def test_lexicon_words_are_spelled_as_significant_words_are():
     assert all(fold_plural(word) == word and word not in STOP_WORDS for word in listed)
 
 
-@pytest.mark.parametrize(("text_a", "text_b"), [("Deploy to ECS", "Deploy to Vercel"),
-                                                ("Use Redis", "Don't use Redis")])
+@pytest.mark.parametrize(
+    ("text_a", "text_b"), [("Deploy to ECS", "Deploy to Vercel"), ("Use Redis", "Don't use Redis")]
+)
 def test_event_types_never_conflict(text_a, text_b):
     assert relation(text_a, text_b, type="bug_fix") == "nothing"
     assert relation(text_a, text_b, type="unknown") == "conflict"
 
 
-@pytest.mark.parametrize(("older", "newer", "topic"), [
-    ("Deploy to ECS", "Deploy to Vercel", "Deploy"),
-    ("API listens on port 8080", "API listens on port 3000", "API listens on port"),
-    ("Use Redis", "Don't use Redis", "use Redis"),
-    ("Project uses Python v2", "Project uses Python v3", "Project uses Python"),
-    ("lives in Tokyo", "moved to Osaka", "lives in"),
-])
+@pytest.mark.parametrize(
+    ("older", "newer", "topic"),
+    [
+        ("Deploy to ECS", "Deploy to Vercel", "Deploy"),
+        ("API listens on port 8080", "API listens on port 3000", "API listens on port"),
+        ("Use Redis", "Don't use Redis", "use Redis"),
+        ("Project uses Python v2", "Project uses Python v3", "Project uses Python"),
+        ("lives in Tokyo", "moved to Osaka", "lives in"),
+    ],
+)
 def test_conflict_lists_the_newer_memory_as_a_with_a_topic(older, newer, topic):
     plan = run([mem("old", older, age=120), mem("new", newer, age=3)])
-    assert plan.conflicts == (ConflictAction(ids=("new", "old"), type="decision", topic=topic, likely_winner="new",
-                                             texts=(newer, older)),)
+    assert plan.conflicts == (
+        ConflictAction(ids=("new", "old"), type="decision", topic=topic, likely_winner="new", texts=(newer, older)),
+    )
 
 
-@pytest.mark.parametrize(("conf_x", "conf_y", "winner"),
-                         [(0.9, 0.5, "x"), (0.5, 0.9, "y"), (None, 0.4, "y"), (0.7, 0.7, "x")])
+@pytest.mark.parametrize(
+    ("conf_x", "conf_y", "winner"), [(0.9, 0.5, "x"), (0.5, 0.9, "y"), (None, 0.4, "y"), (0.7, 0.7, "x")]
+)
 def test_conflict_winner_on_equal_time_is_the_more_confident_then_the_smaller_id(conf_x, conf_y, winner):
-    plan = run([mem("x", "Deploy to ECS", age=5, confidence=conf_x),
-                mem("y", "Deploy to Vercel", age=5, confidence=conf_y)])
+    plan = run(
+        [mem("x", "Deploy to ECS", age=5, confidence=conf_x), mem("y", "Deploy to Vercel", age=5, confidence=conf_y)]
+    )
     assert plan.conflicts[0].likely_winner == winner == plan.conflicts[0].ids[0]
 
 
@@ -144,23 +176,38 @@ def test_a_predicate_with_many_values_is_a_list_not_a_conflict():
 
 # --- merges -------------------------------------------------------------------------------
 
+
 def test_merge_action_fields():
-    plan = run([mem("a", "Use PostgreSQL for auth", age=9, confidence=0.6),
-                mem("b", "Auth DB is PostgreSQL", age=4, confidence=0.8)])
-    assert plan.merges == (MergeAction(ids=("a", "b"), type="decision", merged_text="Auth DB is PostgreSQL",
-                                       confidence=0.8, similarity=0.67),)
+    plan = run(
+        [
+            mem("a", "Use PostgreSQL for auth", age=9, confidence=0.6),
+            mem("b", "Auth DB is PostgreSQL", age=4, confidence=0.8),
+        ]
+    )
+    assert plan.merges == (
+        MergeAction(
+            ids=("a", "b"), type="decision", merged_text="Auth DB is PostgreSQL", confidence=0.8, similarity=0.67
+        ),
+    )
 
 
-@pytest.mark.parametrize(("confidences", "expected"), [((None, None), None), ((0.4, None), 0.4), ((0.2, 0.9), 0.9),
-                                                       (("high", 0.5), 0.5), ((True, None), None)])
+@pytest.mark.parametrize(
+    ("confidences", "expected"),
+    [((None, None), None), ((0.4, None), 0.4), ((0.2, 0.9), 0.9), (("high", 0.5), 0.5), ((True, None), None)],
+)
 def test_merge_confidence_is_the_highest_known(confidences, expected):
     memories = [mem(f"m{i}", "Run tests with pytest -q", confidence=c) for i, c in enumerate(confidences)]
     assert run(memories).merges[0].confidence == expected
 
 
 def test_a_group_of_three_is_one_merge_ids_oldest_first():
-    plan = run([mem("z", "Run tests with pytest -q", age=1), mem("y", "Tests are run with pytest -q", age=5),
-                mem("x", "Always run the tests with pytest -q", age=3)])
+    plan = run(
+        [
+            mem("z", "Run tests with pytest -q", age=1),
+            mem("y", "Tests are run with pytest -q", age=5),
+            mem("x", "Always run the tests with pytest -q", age=3),
+        ]
+    )
     assert [m.ids for m in plan.merges] == [("y", "x", "z")]
 
 
@@ -186,8 +233,10 @@ def test_a_group_too_loose_for_one_draft_is_split():
 def test_too_many_differently_worded_variants_only_merge_identical_texts(variants, merged):
     weak = sorted(WEAK_WORDS)[:variants]
     memories = [mem(f"v{i:03d}", f"alpha beta gamma delta epsilon zeta eta theta {w}") for i, w in enumerate(weak)]
-    memories += [mem("copy1", "Alpha beta gamma delta epsilon zeta eta theta"),
-                 mem("copy2", "alpha beta gamma delta epsilon zeta eta theta.")]
+    memories += [
+        mem("copy1", "Alpha beta gamma delta epsilon zeta eta theta"),
+        mem("copy2", "alpha beta gamma delta epsilon zeta eta theta."),
+    ]
     groups = [m.ids for m in run(memories).merges]
     if merged:
         assert len(groups) >= 2 and all(len(ids) > 2 for ids in groups)
@@ -196,8 +245,24 @@ def test_too_many_differently_worded_variants_only_merge_identical_texts(variant
 
 
 WEAK = ["db", "tool", "project", "team", "currently", "default", "service", "setting"]
-CORE = ["auth", "token", "cache", "redis", "session", "login", "billing", "invoice", "queue", "worker",
-        "retry", "timeout", "schema", "migration", "index", "column"]
+CORE = [
+    "auth",
+    "token",
+    "cache",
+    "redis",
+    "session",
+    "login",
+    "billing",
+    "invoice",
+    "queue",
+    "worker",
+    "retry",
+    "timeout",
+    "schema",
+    "migration",
+    "index",
+    "column",
+]
 FILLER = ["the", "is", "for", "we", "use", "a", "of", "our", "with"]
 
 
@@ -224,8 +289,12 @@ def test_every_merged_text_keeps_every_significant_word_of_its_sources(seed):
         assert significant_words(merge.merged_text) >= union
         if any(significant_words(texts[i]) == union for i in merge.ids):
             assert merge.merged_text in {texts[i] for i in merge.ids}
-        assert min(jaccard(significant_words(texts[a]), significant_words(texts[b]))
-                   for a, b in combinations(merge.ids, 2)) > 0.6
+        assert (
+            min(
+                jaccard(significant_words(texts[a]), significant_words(texts[b])) for a, b in combinations(merge.ids, 2)
+            )
+            > 0.6
+        )
 
 
 # --- who takes part, types, one action per memory -------------------------------------------
@@ -244,37 +313,58 @@ SKIPPED = {
 def test_skipped_memories_take_part_in_no_action(kind):
     flags = SKIPPED[kind]
     memories = [
-        mem("dup", "Run tests with pytest -q", **flags), mem("orig", "Tests are run with pytest -q"),
+        mem("dup", "Run tests with pytest -q", **flags),
+        mem("orig", "Tests are run with pytest -q"),
         mem("old", "Current branch is feature-x", type="session_state", age=300, **flags),
         mem("weak", "some generic advice", confidence=0.1, **flags),
-        mem("ecs", "Deploy to ECS", age=9, **flags), mem("vercel", "Deploy to Vercel"),
+        mem("ecs", "Deploy to ECS", age=9, **flags),
+        mem("vercel", "Deploy to Vercel"),
     ]
     plan = run(memories)
     assert plan.is_empty
     assert plan.memory_count == 6
-    unflagged = run([mem(m.id, m.memory, type=m.type, created=m.created_at,
-                         confidence=m.metadata.get("confidence", MISSING)) for m in memories])
+    unflagged = run(
+        [
+            mem(m.id, m.memory, type=m.type, created=m.created_at, confidence=m.metadata.get("confidence", MISSING))
+            for m in memories
+        ]
+    )
     assert len(unflagged.memory_ids) == 6  # the same memories without the flag: every one acted on
 
 
 def test_types_are_never_crossed():
-    plan = run([mem("a", "Run tests with pytest -q", type="convention"),
-                mem("b", "Run tests with pytest -q", type="decision"),
-                mem("c", "Deploy to ECS", type="decision"), mem("d", "Deploy to Vercel", type="environmental"),
-                mem("e", "Use PostgreSQL for auth", type=None), mem("f", "Auth DB is PostgreSQL", type="unknown")])
+    plan = run(
+        [
+            mem("a", "Run tests with pytest -q", type="convention"),
+            mem("b", "Run tests with pytest -q", type="decision"),
+            mem("c", "Deploy to ECS", type="decision"),
+            mem("d", "Deploy to Vercel", type="environmental"),
+            mem("e", "Use PostgreSQL for auth", type=None),
+            mem("f", "Auth DB is PostgreSQL", type="unknown"),
+        ]
+    )
     assert plan.conflicts == ()
-    assert plan.merges == (MergeAction(ids=("e", "f"), type="unknown", merged_text="Auth DB is PostgreSQL",
-                                       confidence=None, similarity=0.67),)
+    assert plan.merges == (
+        MergeAction(
+            ids=("e", "f"), type="unknown", merged_text="Auth DB is PostgreSQL", confidence=None, similarity=0.67
+        ),
+    )
 
 
 def test_precedence_retention_then_merge_then_conflict_then_low_confidence():
-    plan = run([
-        mem("stale1", "Working on the login form", type="session_state", age=120),
-        mem("stale2", "Working on the login form", type="session_state", age=5),
-        mem("ecs1", "Deploy to ECS", age=30), mem("ecs2", "Deploy to ECS", age=20), mem("vercel", "Deploy to Vercel"),
-        mem("tabs1", "Use tabs", confidence=0.1, age=7), mem("tabs2", "Don't use tabs", confidence=0.1),
-        mem("dup1", "generic advice", confidence=0.1), mem("dup2", "Generic advice!", confidence=0.2),
-    ])
+    plan = run(
+        [
+            mem("stale1", "Working on the login form", type="session_state", age=120),
+            mem("stale2", "Working on the login form", type="session_state", age=5),
+            mem("ecs1", "Deploy to ECS", age=30),
+            mem("ecs2", "Deploy to ECS", age=20),
+            mem("vercel", "Deploy to Vercel"),
+            mem("tabs1", "Use tabs", confidence=0.1, age=7),
+            mem("tabs2", "Don't use tabs", confidence=0.1),
+            mem("dup1", "generic advice", confidence=0.1),
+            mem("dup2", "Generic advice!", confidence=0.2),
+        ]
+    )
     assert plan.prunes == (PruneAction(id="stale1", type="session_state", age_days=120, reason="retention"),)
     assert [m.ids for m in plan.merges] == [("dup1", "dup2"), ("ecs1", "ecs2")]
     assert [c.ids for c in plan.conflicts] == [("tabs2", "tabs1")]
@@ -282,10 +372,26 @@ def test_precedence_retention_then_merge_then_conflict_then_low_confidence():
 
 def test_each_memory_is_in_at_most_one_action():
     rng = random.Random(3)
-    texts = ["Deploy to ECS", "Deploy to Vercel", "Use Redis", "Don't use Redis", "generic advice",
-             "Run tests with pytest -q", "Tests are run with pytest -q", "API listens on port 8080"]
-    memories = [mem(f"m{i:03d}", rng.choice(texts), type=rng.choice(["decision", "session_state"]),
-                    age=rng.randint(0, 200), confidence=rng.choice([0.1, 0.9, MISSING])) for i in range(120)]
+    texts = [
+        "Deploy to ECS",
+        "Deploy to Vercel",
+        "Use Redis",
+        "Don't use Redis",
+        "generic advice",
+        "Run tests with pytest -q",
+        "Tests are run with pytest -q",
+        "API listens on port 8080",
+    ]
+    memories = [
+        mem(
+            f"m{i:03d}",
+            rng.choice(texts),
+            type=rng.choice(["decision", "session_state"]),
+            age=rng.randint(0, 200),
+            confidence=rng.choice([0.1, 0.9, MISSING]),
+        )
+        for i in range(120)
+    ]
     plan = run(memories)
     assert len(plan.memory_ids) == len(set(plan.memory_ids)) > 40
     assert set(plan.fingerprints) == set(plan.memory_ids)
@@ -298,17 +404,21 @@ def test_duplicate_ids_in_the_input_take_part_in_nothing():
 
 # --- prunes -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("type", "age", "policy", "pruned"), [
-    ("session_state", 90, DEFAULT_POLICY, False),
-    ("session_state", 91, DEFAULT_POLICY, True),
-    ("session_state", 90.99, DEFAULT_POLICY, False),  # whole days, floored
-    ("compact_summary", 91, DEFAULT_POLICY, True),
-    ("decision", 5000, DEFAULT_POLICY, False),  # no policy for the type
-    ("session_state", 5000, {"session_state": None}, False),  # forever
-    ("session_state", 1, {"session_state": 0}, True),
-    ("session_state", 0.5, {"session_state": 0}, False),
-    ("session_state", 200, {"session_state": True}, False),  # not a number of days
-])
+
+@pytest.mark.parametrize(
+    ("type", "age", "policy", "pruned"),
+    [
+        ("session_state", 90, DEFAULT_POLICY, False),
+        ("session_state", 91, DEFAULT_POLICY, True),
+        ("session_state", 90.99, DEFAULT_POLICY, False),  # whole days, floored
+        ("compact_summary", 91, DEFAULT_POLICY, True),
+        ("decision", 5000, DEFAULT_POLICY, False),  # no policy for the type
+        ("session_state", 5000, {"session_state": None}, False),  # forever
+        ("session_state", 1, {"session_state": 0}, True),
+        ("session_state", 0.5, {"session_state": 0}, False),
+        ("session_state", 200, {"session_state": True}, False),  # not a number of days
+    ],
+)
 def test_retention(type, age, policy, pruned):
     plan = run([mem("m", "Current branch is feature-x", type=type, age=age)], policy)
     expected = (PruneAction(id="m", type=type, age_days=int(age), reason="retention"),) if pruned else ()
@@ -320,13 +430,16 @@ def test_unknown_or_future_age_is_never_pruned_by_retention(created):
     assert run([mem("m", "Current branch is feature-x", type="session_state", created=created)]).is_empty
 
 
-@pytest.mark.parametrize(("parsed", "policy", "source"), [
-    ({}, {"session_state": 90, "compact_summary": 90}, "default"),
-    (None, {"session_state": 90, "compact_summary": 90}, "default"),
-    ({"decision": 30}, {"decision": 30}, "mem0.md"),
-    ({"session_state": None, "decision": 7}, {"session_state": None, "decision": 7}, "mem0.md"),
-    ({"decision": "30d", "x": -1}, {"session_state": 90, "compact_summary": 90}, "default"),
-])
+@pytest.mark.parametrize(
+    ("parsed", "policy", "source"),
+    [
+        ({}, {"session_state": 90, "compact_summary": 90}, "default"),
+        (None, {"session_state": 90, "compact_summary": 90}, "default"),
+        ({"decision": 30}, {"decision": 30}, "mem0.md"),
+        ({"session_state": None, "decision": 7}, {"session_state": None, "decision": 7}, "mem0.md"),
+        ({"decision": "30d", "x": -1}, {"session_state": 90, "compact_summary": 90}, "default"),
+    ],
+)
 def test_choose_policy(parsed, policy, source):
     assert choose_policy(parsed) == (policy, source)
 
@@ -338,39 +451,58 @@ def test_the_plan_records_the_valid_policy_entries_that_applied():
 
 def test_a_mem0_md_policy_replaces_the_defaults():
     policy, _ = choose_policy({"decision": 30})
-    plan = run([mem("s", "Current branch is feature-x", type="session_state", age=400),
-                mem("d", "Deploy previews from main", type="decision", age=31)], policy)
+    plan = run(
+        [
+            mem("s", "Current branch is feature-x", type="session_state", age=400),
+            mem("d", "Deploy previews from main", type="decision", age=31),
+        ],
+        policy,
+    )
     assert [p.id for p in plan.prunes] == ["d"]
 
 
-@pytest.mark.parametrize(("confidence", "pruned"), [
-    (0.29, True), (0.0, True), (0.3, False), (0.9, False),
-    (MISSING, False), (None, False), ("0.1", False), (True, False), (False, False), (float("nan"), False),
-])
+@pytest.mark.parametrize(
+    ("confidence", "pruned"),
+    [
+        (0.29, True),
+        (0.0, True),
+        (0.3, False),
+        (0.9, False),
+        (MISSING, False),
+        (None, False),
+        ("0.1", False),
+        (True, False),
+        (False, False),
+        (float("nan"), False),
+    ],
+)
 def test_low_confidence_threshold(confidence, pruned):
     plan = run([mem("m", "some generic advice about coding", confidence=confidence, age=40)])
     expected = (PruneAction(id="m", type="decision", age_days=40, reason="low_confidence"),) if pruned else ()
     assert plan.prunes == expected
 
 
-@pytest.mark.parametrize(("text", "specific"), [
-    ("some generic advice about coding", False),
-    ("Remember to write good tests.", False),
-    ("I think it is fine. Sometimes I forget", False),
-    ("Check src/app/main.py first", True),
-    ("The home directory is ~/.mem0", True),
-    ("call get_user before saving", True),
-    ("prefer getUser over fetchUser", True),
-    ("edit config.yaml carefully", True),
-    ("needs version 2.1 or later", True),
-    ("upgrade to v3 soon", True),
-    ("see https://example.com for details", True),
-    ("run `make test` first", True),
-    ("retry 3 times", True),
-    ("ask Alice about it", True),
-    ("the deploy uses ECS", True),
-    ("pass --verbose when debugging", True),
-])
+@pytest.mark.parametrize(
+    ("text", "specific"),
+    [
+        ("some generic advice about coding", False),
+        ("Remember to write good tests.", False),
+        ("I think it is fine. Sometimes I forget", False),
+        ("Check src/app/main.py first", True),
+        ("The home directory is ~/.mem0", True),
+        ("call get_user before saving", True),
+        ("prefer getUser over fetchUser", True),
+        ("edit config.yaml carefully", True),
+        ("needs version 2.1 or later", True),
+        ("upgrade to v3 soon", True),
+        ("see https://example.com for details", True),
+        ("run `make test` first", True),
+        ("retry 3 times", True),
+        ("ask Alice about it", True),
+        ("the deploy uses ECS", True),
+        ("pass --verbose when debugging", True),
+    ],
+)
 def test_low_confidence_prunes_only_generic_text(text, specific):
     assert text_features(text).specific is specific
     assert bool(run([mem("m", text, confidence=0.1)]).prunes) is not specific
@@ -383,18 +515,24 @@ def test_low_confidence_age_of_an_undated_memory_is_zero():
 
 # --- the plan as a whole --------------------------------------------------------------------
 
+
 def _mixed_memories() -> list[Memory]:
     return [
-        mem("a1", "Use PostgreSQL for auth", age=9), mem("a2", "Auth DB is PostgreSQL", age=4, version=3),
-        mem("c1", "Deploy to ECS", age=30), mem("c2", "Deploy to Vercel", age=2),
-        mem("s1", "Working on login", type="session_state", age=150), mem("g1", "generic advice", confidence=0.2),
-        mem("k1", "Keep functions small", age=3), mem("p1", "Run tests with pytest -q", pinned=True),
+        mem("a1", "Use PostgreSQL for auth", age=9),
+        mem("a2", "Auth DB is PostgreSQL", age=4, version=3),
+        mem("c1", "Deploy to ECS", age=30),
+        mem("c2", "Deploy to Vercel", age=2),
+        mem("s1", "Working on login", type="session_state", age=150),
+        mem("g1", "generic advice", confidence=0.2),
+        mem("k1", "Keep functions small", age=3),
+        mem("p1", "Run tests with pytest -q", pinned=True),
     ]
 
 
 def test_plan_header_and_fingerprints():
-    plan = analyse(_mixed_memories(), {"session_state": 90}, NOW, user_id="alice", project_id="acme-api",
-                   policy_source="mem0.md")
+    plan = analyse(
+        _mixed_memories(), {"session_state": 90}, NOW, user_id="alice", project_id="acme-api", policy_source="mem0.md"
+    )
     assert (plan.version, plan.user_id, plan.project_id, plan.policy_source) == (1, "alice", "acme-api", "mem0.md")
     assert plan.generated_at == "2026-11-29T12:00:00+00:00"
     assert plan.policy == {"session_state": 90}
@@ -404,8 +542,12 @@ def test_plan_header_and_fingerprints():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_plan_is_identical_under_shuffled_input(seed):
-    memories = _mixed_memories() + [mem(f"x{i}", t) for i, t in enumerate(
-        ["Tests are run with pytest -q", "Run tests with pytest -q", "Use Redis", "Don't use Redis"])]
+    memories = _mixed_memories() + [
+        mem(f"x{i}", t)
+        for i, t in enumerate(
+            ["Tests are run with pytest -q", "Run tests with pytest -q", "Use Redis", "Don't use Redis"]
+        )
+    ]
     expected = plan_to_json(run(memories))
     shuffled = memories[:]
     random.Random(seed).shuffle(shuffled)
@@ -414,8 +556,9 @@ def test_plan_is_identical_under_shuffled_input(seed):
 
 def test_analysis_reads_no_clock():
     memories = _mixed_memories()
-    later = analyse(memories, DEFAULT_POLICY, NOW + timedelta(days=400), user_id="u", project_id="p",
-                    policy_source="default")
+    later = analyse(
+        memories, DEFAULT_POLICY, NOW + timedelta(days=400), user_id="u", project_id="p", policy_source="default"
+    )
     assert later.generated_at == "2028-01-03T12:00:00+00:00"
     assert {(p.id, p.age_days) for p in later.prunes} == {("s1", 550), ("g1", 401)}
 
@@ -439,24 +582,39 @@ def test_empty_input_gives_an_empty_plan():
 
 # --- text features ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "Use PostgreSQL for auth", "Don't use Redis; it isn’t needed", "Libraries, classes and buses",
-    "Run `make test` at https://x.dev/a?b=1 — ünïcode Straße ÉCOLE", "", "   ", "I'm sure we'll use it's API",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use PostgreSQL for auth",
+        "Don't use Redis; it isn’t needed",
+        "Libraries, classes and buses",
+        "Run `make test` at https://x.dev/a?b=1 — ünïcode Straße ÉCOLE",
+        "",
+        "   ",
+        "I'm sure we'll use it's API",
+    ],
+)
 def test_features_use_the_same_significant_words_as_search_and_health(text):
     assert text_features(text).sig == significant_words(text)
 
 
-@pytest.mark.parametrize(("text", "literals", "names"), [
-    ("API listens on port 8080", {"8080"}, {"api"}),
-    ("See ./scripts/x.sh, ~/.mem0 and /etc/hosts.", {"./scripts/x.sh", "~/.mem0", "/etc/hosts"}, set()),
-    ("Docs at https://docs.acme.dev/v2 (see e.g. the FAQ)", {"https://docs.acme.dev/v2"}, {"faq"}),
-    ("Set MEM0_HOME, call getUser() and os.path.join, pass -q", {"mem0_home", "getuser", "os.path.join", "-q"},
-     set()),
-    ("Python 3.11 and v2 on Tokyo servers. Tokyo is close", {"3.11", "v2"}, {"tokyo"}),
-    ("and/or read/write long-haul", set(), set()),
-    ("PostgreSQL and GitHub. Then I moved", set(), {"postgresql", "github"}),
-])
+@pytest.mark.parametrize(
+    ("text", "literals", "names"),
+    [
+        ("API listens on port 8080", {"8080"}, {"api"}),
+        ("See ./scripts/x.sh, ~/.mem0 and /etc/hosts.", {"./scripts/x.sh", "~/.mem0", "/etc/hosts"}, set()),
+        ("Docs at https://docs.acme.dev/v2 (see e.g. the FAQ)", {"https://docs.acme.dev/v2"}, {"faq"}),
+        (
+            "Set MEM0_HOME, call getUser() and os.path.join, pass -q",
+            {"mem0_home", "getuser", "os.path.join", "-q"},
+            set(),
+        ),
+        ("Python 3.11 and v2 on Tokyo servers. Tokyo is close", {"3.11", "v2"}, {"tokyo"}),
+        ("and/or read/write long-haul", set(), set()),
+        ("PostgreSQL and GitHub. Then I moved", set(), {"postgresql", "github"}),
+    ],
+)
 def test_literals_and_names(text, literals, names):
     features = text_features(text)
     assert (set(features.literals), set(features.names)) == (literals, names)
@@ -470,6 +628,7 @@ def test_pathological_huge_texts_are_analysed_in_linear_time(shape):
 
 
 # --- candidates and scale -----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(10))
 def test_similar_pairs_finds_exactly_the_pairs_above_the_threshold(seed):
@@ -499,8 +658,15 @@ def _synthetic(count: int, seed: int) -> tuple[list[Memory], list[tuple[str, str
             words.insert(rng.randrange(len(words)), rng.choice(["Vercel", "Tokyo", "Redis", "Kafka", "ECS"]))
         if rng.random() < 0.2:
             words.append(str(rng.randint(1, 9000)))
-        memories.append(mem(f"m{i:06d}", " ".join(words).capitalize(), type=rng.choice(types), age=rng.randint(0, 400),
-                            confidence=round(rng.uniform(0.3, 1), 2)))
+        memories.append(
+            mem(
+                f"m{i:06d}",
+                " ".join(words).capitalize(),
+                type=rng.choice(types),
+                age=rng.randint(0, 400),
+                confidence=round(rng.uniform(0.3, 1), 2),
+            )
+        )
     injected = []
     for k, source in enumerate(rng.sample(memories, 300)):
         copy = mem(f"d{k:06d}", f"The {source.memory} for the project", type=source.type, created=source.created_at)

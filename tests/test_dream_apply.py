@@ -16,16 +16,36 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import command_path
 from dream_support import (
-    AUTO_BUSY, BASE, ECS, NOW, PG_NEW, PG_OLD, REDIS_DONT, REDIS_USE, SESSION, VERCEL, active_reminders,
-    auto_summary, big_records, check_invariants, dream_made, export, journaled_steps, make_project, open_runs,
-    reminder_text, summary, write_jsonl,
+    AUTO_BUSY,
+    BASE,
+    ECS,
+    NOW,
+    PG_NEW,
+    PG_OLD,
+    REDIS_DONT,
+    REDIS_USE,
+    SESSION,
+    VERCEL,
+    active_reminders,
+    auto_summary,
+    big_records,
+    check_invariants,
+    dream_made,
+    export,
+    journaled_steps,
+    make_project,
+    open_runs,
+    reminder_text,
+    summary,
+    write_jsonl,
 )
 
-RECOVERED = re.compile(r"^mem0-dream: completed an interrupted run [0-9a-f]{8} "
-                       r"\(merged (\d+), pruned (\d+), conflicts resolved (\d+)\)$")
+RECOVERED = re.compile(
+    r"^mem0-dream: completed an interrupted run [0-9a-f]{8} "
+    r"\(merged (\d+), pruned (\d+), conflicts resolved (\d+)\)$"
+)
 
 
 @pytest.fixture
@@ -37,6 +57,7 @@ def project(tmp_path) -> Path:
 def dream(run_cli, project):
     def run(*args: str, input: str | None = None, env: dict | None = None, timeout: float = 120):
         return run_cli("mem0-dream", *args, "--now", NOW, input=input, env=env, cwd=str(project), timeout=timeout)
+
     return run
 
 
@@ -46,6 +67,7 @@ def seed(run_cli, tmp_path):
         path = write_jsonl(tmp_path / "seed.jsonl", records)
         done = run_cli("mem0-memories", "import", str(path), timeout=300)
         assert done.returncode == 0, done.stderr
+
     return do
 
 
@@ -59,9 +81,14 @@ def _plan(dream, tmp_path) -> tuple[Path, dict]:
 def _state(memories: dict) -> dict:
     """Lifecycle state and pointer of every memory, dream-made ids replaced by a stable name."""
     names = {i: "merge:" + "+".join(sorted(r["source_memory_ids"])) for i, r in dream_made(memories).items()}
-    return {names.get(i, i): (r["lifecycle_state"], names.get(r["replacement_memory_id"], r["replacement_memory_id"]),
-                              r["memory"])
-            for i, r in memories.items()}
+    return {
+        names.get(i, i): (
+            r["lifecycle_state"],
+            names.get(r["replacement_memory_id"], r["replacement_memory_id"]),
+            r["memory"],
+        )
+        for i, r in memories.items()
+    }
 
 
 # -- a crash after each journaled step ------------------------------------------------
@@ -91,8 +118,9 @@ def test_crash_after_each_step_then_recovery(run_cli, dream, seed, tmp_path, mon
     seed(BASE)
     original = export(run_cli)
     path, _ = _plan(dream, tmp_path)
-    crashed = dream("--apply", str(path), "--resolve", f"{REDIS_DONT}=A", "--yes",
-                    env={"MEM0_DREAM_CRASH_AFTER": str(crash_after)})
+    crashed = dream(
+        "--apply", str(path), "--resolve", f"{REDIS_DONT}=A", "--yes", env={"MEM0_DREAM_CRASH_AFTER": str(crash_after)}
+    )
     assert crashed.returncode == 137, (crashed.stdout, crashed.stderr)
     assert crashed.stdout == ""  # killed before the summary
 
@@ -124,7 +152,7 @@ def test_crash_after_each_step_then_recovery(run_cli, dream, seed, tmp_path, mon
         del state[reminder["id"]]
         assert done.stdout == auto_summary(0, 0, 1) + "\n"
     elif recovery == "apply":  # the new plan's actions were done by the recovery: reported, not redone
-        assert done.stdout.splitlines()[-1].startswith(summary(0, 0, 0, 0)[:-len(", skipped: 0")])
+        assert done.stdout.splitlines()[-1].startswith(summary(0, 0, 0, 0)[: -len(", skipped: 0")])
     assert state == expected
     # a second run has nothing left to recover
     again = dream("--plan")
@@ -159,8 +187,12 @@ def test_kill_9_in_the_middle_of_a_large_apply(run_cli, dream, seed, tmp_path, p
     path, plan = _plan(dream, tmp_path)
     assert (len(plan["merges"]), len(plan["prunes"]), len(plan["conflicts"])) == (merges, prunes, 0)
     argv = ["--apply", str(path), "--yes"] if how == "apply" else ["--auto"]
-    proc = subprocess.Popen([command_path("mem0-dream"), *argv, "--now", NOW], cwd=str(project),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [command_path("mem0-dream"), *argv, "--now", NOW],
+        cwd=str(project),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while journaled_steps() < 50 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -200,8 +232,10 @@ def test_ten_auto_runs_at_once_exactly_one_works(run_cli, seed, project):
     seed(records)
     original = export(run_cli)
     argv = [command_path("mem0-dream"), "--auto", "--now", NOW]
-    procs = [subprocess.Popen(argv, cwd=str(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(10)]
+    procs = [
+        subprocess.Popen(argv, cwd=str(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(10)
+    ]
     results = [proc.communicate(timeout=300) for proc in procs]
     assert [proc.returncode for proc in procs] == [0] * 10, results
     outputs = sorted(out for out, _ in results)
@@ -223,8 +257,13 @@ def test_auto_while_another_process_is_applying(run_cli, dream, seed, tmp_path, 
     seed(records)
     original = export(run_cli)
     path, _ = _plan(dream, tmp_path)
-    applying = subprocess.Popen([command_path("mem0-dream"), "--apply", str(path), "--yes", "--now", NOW],
-                                cwd=str(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    applying = subprocess.Popen(
+        [command_path("mem0-dream"), "--apply", str(path), "--yes", "--now", NOW],
+        cwd=str(project),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 120
     while journaled_steps() < 20 and applying.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
@@ -242,8 +281,12 @@ def test_two_interactive_runs_apply_the_same_merge_once(run_cli, dream, seed, tm
     seed(BASE)
     original = export(run_cli)
     argv = [command_path("mem0-dream"), "--now", NOW]
-    procs = [subprocess.Popen(argv, cwd=str(project), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            argv, cwd=str(project), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
     reports = [_read_until(proc, "[Y/n]") for proc in procs]  # both have made their plan before either applies
     results = [proc.communicate("a\na\ny\n", timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], results

@@ -18,13 +18,46 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import command_path
 from dream_support import (
-    ANSI, APPLY, AUTO_BUSY, BASE, BRANCH, C1, C2, CANCELLED, DEPLOY_PAIR, ECS, MERGE_LINE, NO_MEMORIES,
-    NO_PROPOSALS, NOW, PG_NEW, PG_OLD, PRUNE_LINE, REDIS_DONT, REDIS_USE, REMINDER_SOURCE, REPORT, PLAN_REPORT, RUFF,
-    SESSION, VERCEL, active_reminders, auto_summary, dream_made, events, export, export_text,
-    make_project, record, reminder_text, summary, uid, update_text, write_jsonl,
+    ANSI,
+    APPLY,
+    AUTO_BUSY,
+    BASE,
+    BRANCH,
+    C1,
+    C2,
+    CANCELLED,
+    DEPLOY_PAIR,
+    ECS,
+    MERGE_LINE,
+    NO_MEMORIES,
+    NO_PROPOSALS,
+    NOW,
+    PG_NEW,
+    PG_OLD,
+    PLAN_REPORT,
+    PRUNE_LINE,
+    REDIS_DONT,
+    REDIS_USE,
+    REMINDER_SOURCE,
+    REPORT,
+    RUFF,
+    SESSION,
+    VERCEL,
+    active_reminders,
+    auto_summary,
+    dream_made,
+    events,
+    export,
+    export_text,
+    make_project,
+    record,
+    reminder_text,
+    summary,
+    uid,
+    update_text,
+    write_jsonl,
 )
 
 
@@ -37,10 +70,12 @@ def project(tmp_path) -> Path:
 def dream(run_cli, project):
     """Run `mem0-dream ARGS` in the project directory with the clock at NOW."""
 
-    def run(*args: str, input: str | None = None, env: dict | None = None, cwd: Path | None = None,
-            timeout: float = 60):
-        return run_cli("mem0-dream", *args, "--now", NOW, input=input, env=env, cwd=str(cwd or project),
-                       timeout=timeout)
+    def run(
+        *args: str, input: str | None = None, env: dict | None = None, cwd: Path | None = None, timeout: float = 60
+    ):
+        return run_cli(
+            "mem0-dream", *args, "--now", NOW, input=input, env=env, cwd=str(cwd or project), timeout=timeout
+        )
 
     return run
 
@@ -93,18 +128,25 @@ def test_zero_memories(dream, mode):
 
 
 def test_memories_of_another_project_or_user_do_not_count(dream, seed, run_cli):
-    seed([record(uid(1), "Use PostgreSQL for auth", "decision", 0.8, "2026-10-01T10:00:00+00:00",
-                 app_id="other-project"),
-          record(uid(2), "Auth DB is PostgreSQL", "decision", 0.9, "2026-11-01T10:00:00+00:00",
-                 app_id="other-project")])
+    seed(
+        [
+            record(
+                uid(1), "Use PostgreSQL for auth", "decision", 0.8, "2026-10-01T10:00:00+00:00", app_id="other-project"
+            ),
+            record(
+                uid(2), "Auth DB is PostgreSQL", "decision", 0.9, "2026-11-01T10:00:00+00:00", app_id="other-project"
+            ),
+        ]
+    )
     assert ok(dream(input="")) == NO_MEMORIES + "\n"
-    assert ok(dream(input="", env={"MEM0_USER_ID": "bob", "MEM0_PROJECT_ID": "other-project"})) == \
-        "No memories found for project other-project. Nothing to consolidate.\n"
+    assert (
+        ok(dream(input="", env={"MEM0_USER_ID": "bob", "MEM0_PROJECT_ID": "other-project"}))
+        == "No memories found for project other-project. Nothing to consolidate.\n"
+    )
 
 
 def test_no_proposals_prints_one_line_and_asks_nothing(dream, seed):
-    seed([BASE[-1], record(uid(9), "The API listens on port 8080", "environmental", 0.7,
-                           "2026-11-20T10:00:00+00:00")])
+    seed([BASE[-1], record(uid(9), "The API listens on port 8080", "environmental", 0.7, "2026-11-20T10:00:00+00:00")])
     assert ok(dream(input="y\n")) == NO_PROPOSALS + "\n"
     assert ok(dream("--plan")) == NO_PROPOSALS + "\n"
 
@@ -112,13 +154,24 @@ def test_no_proposals_prints_one_line_and_asks_nothing(dream, seed):
 def test_memories_that_take_no_part_are_left_alone(dream, seed, run_cli):
     """Pinned, immutable, exclude_from_dream and non-active memories: no action, even as exact duplicates."""
     old = "2026-01-01T10:00:00+00:00"
-    seed([record(uid(1), "Use PostgreSQL for auth", "decision", 0.1, old, metadata={"pinned": True}),
-          record(uid(2), "Use PostgreSQL for auth", "decision", 0.1, old, immutable=True),
-          record(uid(3), "Use PostgreSQL for auth", "decision", 0.1, old, metadata={"exclude_from_dream": True}),
-          record(uid(4), "Session state: old", "session_state", 0.1, old, metadata={"pinned": True}),
-          record(uid(5), "Use PostgreSQL for auth", "decision", 0.9, old, lifecycle_state="superseded",
-                 replacement_memory_id=uid(6)),
-          record(uid(6), "Use MySQL for auth", "decision", 0.9, old)])
+    seed(
+        [
+            record(uid(1), "Use PostgreSQL for auth", "decision", 0.1, old, metadata={"pinned": True}),
+            record(uid(2), "Use PostgreSQL for auth", "decision", 0.1, old, immutable=True),
+            record(uid(3), "Use PostgreSQL for auth", "decision", 0.1, old, metadata={"exclude_from_dream": True}),
+            record(uid(4), "Session state: old", "session_state", 0.1, old, metadata={"pinned": True}),
+            record(
+                uid(5),
+                "Use PostgreSQL for auth",
+                "decision",
+                0.9,
+                old,
+                lifecycle_state="superseded",
+                replacement_memory_id=uid(6),
+            ),
+            record(uid(6), "Use MySQL for auth", "decision", 0.9, old),
+        ]
+    )
     before = export_text(run_cli)
     assert ok(dream(input="y\n")) == NO_PROPOSALS + "\n"
     assert ok(dream("--auto")) == auto_summary(0, 0, 0) + "\n"
@@ -138,8 +191,12 @@ def test_full_report_piped_is_plain_text(dream, base):
 
 
 def test_report_neutralises_control_characters_in_memory_text(dream, seed):
-    seed([record(uid(1), "Use \x1b[31mPostgreSQL\x1b[0m for auth\x07", "decision", 0.8, "2026-10-01T10:00:00+00:00"),
-          record(uid(2), "Use \x1b[31mPostgreSQL\x1b[0m for auth", "decision", 0.9, "2026-11-01T10:00:00+00:00")])
+    seed(
+        [
+            record(uid(1), "Use \x1b[31mPostgreSQL\x1b[0m for auth\x07", "decision", 0.8, "2026-10-01T10:00:00+00:00"),
+            record(uid(2), "Use \x1b[31mPostgreSQL\x1b[0m for auth", "decision", 0.9, "2026-11-01T10:00:00+00:00"),
+        ]
+    )
     out = ok(dream("--plan"))
     assert "Merges (1):" in out
     assert "\x1b" not in out and "\x07" not in out
@@ -148,8 +205,12 @@ def test_report_neutralises_control_characters_in_memory_text(dream, seed):
 
 def test_merge_preview_is_the_first_100_characters(dream, seed):
     text = "The release checklist for the payments service " + " ".join(f"step{i}" for i in range(40))
-    seed([record(uid(1), text, "convention", 0.8, "2026-10-01T10:00:00+00:00"),
-          record(uid(2), text + ".", "convention", 0.9, "2026-11-01T10:00:00+00:00")])
+    seed(
+        [
+            record(uid(1), text, "convention", 0.8, "2026-10-01T10:00:00+00:00"),
+            record(uid(2), text + ".", "convention", 0.9, "2026-11-01T10:00:00+00:00"),
+        ]
+    )
     out = ok(dream("--plan"))
     line = next(line for line in out.splitlines() if line.startswith("  [mem0:"))
     preview = line.split(" → ", 1)[1]
@@ -167,15 +228,18 @@ def _superseded(memories: dict, loser: str, winner: str) -> None:
     assert memories[winner]["lifecycle_state"] == "active"
 
 
-@pytest.mark.parametrize("answers, prompts, superseded, counts", [
-    ("A\nB\n\n", [C1, C2, APPLY], {REDIS_USE: REDIS_DONT, VERCEL: ECS}, (1, 1, 2, 0)),
-    ("a\nb\ny\n", [C1, C2, APPLY], {REDIS_USE: REDIS_DONT, VERCEL: ECS}, (1, 1, 2, 0)),
-    ("b\n\nY\n", [C1, C2, APPLY], {REDIS_DONT: REDIS_USE}, (1, 1, 1, 1)),
-    ("skip\nSKIP\nyes\n", [C1, C2, APPLY], {}, (1, 1, 0, 2)),
-    ("Skip\n a \nYES\n", [C1, C2, APPLY], {ECS: VERCEL}, (1, 1, 1, 1)),
-    ("garbage\nab\nb\n  B  \nYes\n", [C1, C1, C1, C2, APPLY], {REDIS_DONT: REDIS_USE, VERCEL: ECS}, (1, 1, 2, 0)),
-    ("\n\nmaybe\nnope\n\n", [C1, C2, APPLY, APPLY, APPLY], {}, (1, 1, 0, 2)),
-])
+@pytest.mark.parametrize(
+    "answers, prompts, superseded, counts",
+    [
+        ("A\nB\n\n", [C1, C2, APPLY], {REDIS_USE: REDIS_DONT, VERCEL: ECS}, (1, 1, 2, 0)),
+        ("a\nb\ny\n", [C1, C2, APPLY], {REDIS_USE: REDIS_DONT, VERCEL: ECS}, (1, 1, 2, 0)),
+        ("b\n\nY\n", [C1, C2, APPLY], {REDIS_DONT: REDIS_USE}, (1, 1, 1, 1)),
+        ("skip\nSKIP\nyes\n", [C1, C2, APPLY], {}, (1, 1, 0, 2)),
+        ("Skip\n a \nYES\n", [C1, C2, APPLY], {ECS: VERCEL}, (1, 1, 1, 1)),
+        ("garbage\nab\nb\n  B  \nYes\n", [C1, C1, C1, C2, APPLY], {REDIS_DONT: REDIS_USE, VERCEL: ECS}, (1, 1, 2, 0)),
+        ("\n\nmaybe\nnope\n\n", [C1, C2, APPLY, APPLY, APPLY], {}, (1, 1, 0, 2)),
+    ],
+)
 def test_interactive_answers(dream, base, run_cli, answers, prompts, superseded, counts):
     done = dream(input=answers)
     assert ok(done) == REPORT + "\n" + "".join(prompts) + summary(*counts) + "\n"
@@ -198,38 +262,46 @@ def test_no_cancels_and_changes_nothing(dream, base, run_cli, no):
     assert export_text(run_cli) == before
 
 
-@pytest.mark.parametrize("answers, shown", [
-    ("", C1 + "\n" + C2 + "\n" + APPLY + "\n"),  # end of input everywhere: skip, skip, no
-    ("a\n", C1 + C2 + "\n" + APPLY + "\n"),  # end of input at the second conflict
-    ("a\nb\n", C1 + C2 + APPLY + "\n"),  # end of input at Apply?: no
-    ("a\nb\nwhat\n", C1 + C2 + APPLY + APPLY + "\n"),  # garbage asks again, then end of input
-])
+@pytest.mark.parametrize(
+    "answers, shown",
+    [
+        ("", C1 + "\n" + C2 + "\n" + APPLY + "\n"),  # end of input everywhere: skip, skip, no
+        ("a\n", C1 + C2 + "\n" + APPLY + "\n"),  # end of input at the second conflict
+        ("a\nb\n", C1 + C2 + APPLY + "\n"),  # end of input at Apply?: no
+        ("a\nb\nwhat\n", C1 + C2 + APPLY + APPLY + "\n"),  # garbage asks again, then end of input
+    ],
+)
 def test_end_of_input_is_no(dream, base, run_cli, answers, shown):
     before = export_text(run_cli)
     assert ok(dream(input=answers)) == REPORT + "\n" + shown + CANCELLED + "\n"
     assert export_text(run_cli) == before
 
 
-NO_CONFLICT_REPORT = "\n".join([
-    "## dream — consolidation report",
-    "",
-    "Merges (1):",
-    MERGE_LINE,
-    "",
-    "Prune (1):",
-    PRUNE_LINE,
-    "",
-    "Proposed: 1 merges, 1 prunes, 0 conflicts. Apply? [Y/n]",
-])
+NO_CONFLICT_REPORT = "\n".join(
+    [
+        "## dream — consolidation report",
+        "",
+        "Merges (1):",
+        MERGE_LINE,
+        "",
+        "Prune (1):",
+        PRUNE_LINE,
+        "",
+        "Proposed: 1 merges, 1 prunes, 0 conflicts. Apply? [Y/n]",
+    ]
+)
 
 
-@pytest.mark.parametrize("answers, shown, applied", [
-    ("\n", "", True),
-    ("y\n", "", True),
-    ("what\nyes\n", APPLY, True),
-    ("n\n", "", False),
-    ("", "\n", False),
-])
+@pytest.mark.parametrize(
+    "answers, shown, applied",
+    [
+        ("\n", "", True),
+        ("y\n", "", True),
+        ("what\nyes\n", APPLY, True),
+        ("n\n", "", False),
+        ("", "\n", False),
+    ],
+)
 def test_without_conflicts_the_report_ends_with_the_only_prompt(dream, seed, run_cli, answers, shown, applied):
     seed([r for r in BASE if r["id"] in (PG_OLD, PG_NEW, SESSION, RUFF)])
     before = export_text(run_cli)
@@ -242,11 +314,21 @@ def test_without_conflicts_the_report_ends_with_the_only_prompt(dream, seed, run
 
 def test_only_conflicts(dream, seed):
     seed([r for r in BASE if r["id"] in (ECS, VERCEL)])
-    expected_report = "\n".join(["## dream — consolidation report", "", "Conflicts (1):", f"  {DEPLOY_PAIR}",
-                                 '      A: "Deploy the storefront to Vercel"', '      B: "Deploy the storefront to ECS"', "",
-                                 "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]"])
-    assert ok(dream(input="b\n\n")) == (expected_report + "\n" + f"Conflict 1/1: {DEPLOY_PAIR}: " + APPLY
-                                        + summary(0, 0, 1, 0) + "\n")
+    expected_report = "\n".join(
+        [
+            "## dream — consolidation report",
+            "",
+            "Conflicts (1):",
+            f"  {DEPLOY_PAIR}",
+            '      A: "Deploy the storefront to Vercel"',
+            '      B: "Deploy the storefront to ECS"',
+            "",
+            "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]",
+        ]
+    )
+    assert ok(dream(input="b\n\n")) == (
+        expected_report + "\n" + f"Conflict 1/1: {DEPLOY_PAIR}: " + APPLY + summary(0, 0, 1, 0) + "\n"
+    )
 
 
 # -- what apply does ----------------------------------------------------------------
@@ -294,17 +376,35 @@ def test_apply_effects_history_and_restore(dream, base, run_cli):
 
     # the store is consolidated: the next run proposes the restored prune only
     rerun = ok(dream("--plan"))
-    assert rerun == "\n".join(["## dream — consolidation report", "", "Prune (1):", PRUNE_LINE, "",
-                               "Proposed: 0 merges, 1 prunes, 0 conflicts."]) + "\n"
+    assert (
+        rerun
+        == "\n".join(
+            [
+                "## dream — consolidation report",
+                "",
+                "Prune (1):",
+                PRUNE_LINE,
+                "",
+                "Proposed: 0 merges, 1 prunes, 0 conflicts.",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_merge_of_three_with_unknown_confidence(dream, seed, run_cli):
-    seed([record(uid(1), "Run the API tests with pytest -q", "convention", None, "2026-10-01T10:00:00+00:00"),
-          record(uid(2), "Run the API tests with pytest -q", "convention", 0.4, "2026-10-02T10:00:00+00:00"),
-          record(uid(3), "Run the API tests with pytest -q", "convention", "high", "2026-10-03T10:00:00+00:00")])
+    seed(
+        [
+            record(uid(1), "Run the API tests with pytest -q", "convention", None, "2026-10-01T10:00:00+00:00"),
+            record(uid(2), "Run the API tests with pytest -q", "convention", 0.4, "2026-10-02T10:00:00+00:00"),
+            record(uid(3), "Run the API tests with pytest -q", "convention", "high", "2026-10-03T10:00:00+00:00"),
+        ]
+    )
     out = ok(dream(input="\n"))
-    assert out.startswith("## dream — consolidation report\n\nMerges (1):\n"
-                          f'  [mem0:{uid(1)}] + [mem0:{uid(2)}] + [mem0:{uid(3)}] → "Run the API tests with pytest -q"\n')
+    assert out.startswith(
+        "## dream — consolidation report\n\nMerges (1):\n"
+        f'  [mem0:{uid(1)}] + [mem0:{uid(2)}] + [mem0:{uid(3)}] → "Run the API tests with pytest -q"\n'
+    )
     assert out.endswith(" " + summary(1, 0, 0, 0) + "\n")
     [new] = dream_made(export(run_cli)).values()
     assert new["metadata"]["confidence"] == 0.4  # the highest known one
@@ -323,8 +423,19 @@ def _plan(dream, tmp_path, name="plan.json") -> tuple[Path, dict]:
 
 def test_plan_json_shape(dream, base, tmp_path):
     path, plan = _plan(dream, tmp_path)
-    assert list(plan) == ["version", "user_id", "project_id", "generated_at", "policy", "policy_source",
-                          "memory_count", "merges", "conflicts", "prunes", "fingerprints"]
+    assert list(plan) == [
+        "version",
+        "user_id",
+        "project_id",
+        "generated_at",
+        "policy",
+        "policy_source",
+        "memory_count",
+        "merges",
+        "conflicts",
+        "prunes",
+        "fingerprints",
+    ]
     assert plan["version"] == 1 and plan["user_id"] == "alice" and plan["project_id"] == "acme-api"
     assert plan["generated_at"] == NOW
     assert plan["policy"] == {"compact_summary": 90, "session_state": 90}
@@ -360,11 +471,14 @@ def test_apply_plan_with_resolve_and_edited_text(dream, base, run_cli, tmp_path)
     assert export(run_cli) == after
 
 
-@pytest.mark.parametrize("resolve, loser, winner", [
-    (f"{VERCEL}=a", ECS, VERCEL),
-    (f"{ECS}=B", VERCEL, ECS),  # naming a conflict by its B id
-    (f"{VERCEL[:8]}=skip", None, None),  # a unique prefix of the A id
-])
+@pytest.mark.parametrize(
+    "resolve, loser, winner",
+    [
+        (f"{VERCEL}=a", ECS, VERCEL),
+        (f"{ECS}=B", VERCEL, ECS),  # naming a conflict by its B id
+        (f"{VERCEL[:8]}=skip", None, None),  # a unique prefix of the A id
+    ],
+)
 def test_resolve_names_a_conflict(dream, base, run_cli, tmp_path, resolve, loser, winner):
     path, _ = _plan(dream, tmp_path)
     out = ok(dream("--apply", str(path), "--resolve", resolve, "--yes"))
@@ -377,8 +491,9 @@ def test_resolve_names_a_conflict(dream, base, run_cli, tmp_path, resolve, loser
         assert after[ECS]["lifecycle_state"] == after[VERCEL]["lifecycle_state"] == "active"
 
 
-@pytest.mark.parametrize("answer, applied", [("y\n", True), ("\n", True), ("n\n", False), ("", False),
-                                             ("huh\nno\n", False)])
+@pytest.mark.parametrize(
+    "answer, applied", [("y\n", True), ("\n", True), ("n\n", False), ("", False), ("huh\nno\n", False)]
+)
 def test_apply_without_yes_asks(dream, base, run_cli, tmp_path, answer, applied):
     path, _ = _plan(dream, tmp_path)
     before = export_text(run_cli)
@@ -395,27 +510,46 @@ def _edit(path: Path, change) -> Path:
     return path
 
 
-@pytest.mark.parametrize("case, make, extra, message", [
-    ("not json", lambda p: p.write_text("{not json", encoding="utf-8"), (), "plan is not valid JSON"),
-    ("binary", lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), (), "cannot read the plan"),
-    ("empty", lambda p: p.write_text("", encoding="utf-8"), (), "plan is not valid JSON"),
-    ("a list", lambda p: p.write_text("[]", encoding="utf-8"), (), "plan"),
-    ("missing key", lambda p: _edit(p, lambda d: d.pop("fingerprints")), (), "fingerprints"),
-    ("bad version", lambda p: _edit(p, lambda d: d.update(version=2)), (), "version"),
-    ("bad ids", lambda p: _edit(p, lambda d: d["merges"][0].update(ids=[PG_OLD])), (), "merges[0].ids"),
-    ("another user", lambda p: _edit(p, lambda d: d.update(user_id="bob")), (),
-     "the plan belongs to user 'bob', not 'alice'"),
-    ("another project", lambda p: _edit(p, lambda d: d.update(project_id="other")), (),
-     "the plan is for project 'other'"),
-    ("unknown resolve id", lambda p: p, ("--resolve", "deadbeef=A"),
-     "--resolve 'deadbeef' names no conflict of the plan"),
-    ("short resolve id", lambda p: p, ("--resolve", f"{REDIS_DONT[:7]}=A"),
-     f"--resolve '{REDIS_DONT[:7]}': id prefix {REDIS_DONT[:7]} is too short: give at least 8 characters"),
-    ("bad resolve choice", lambda p: p, ("--resolve", f"{REDIS_DONT}=C"), "--resolve takes"),
-    ("resolve without =", lambda p: p, ("--resolve", REDIS_DONT), "--resolve takes"),
-    ("no such file", lambda p: p.unlink(), (), "cannot read the plan"),
-    ("a directory", lambda p: (p.unlink(), p.mkdir()), (), "cannot read the plan"),
-])
+@pytest.mark.parametrize(
+    "case, make, extra, message",
+    [
+        ("not json", lambda p: p.write_text("{not json", encoding="utf-8"), (), "plan is not valid JSON"),
+        ("binary", lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), (), "cannot read the plan"),
+        ("empty", lambda p: p.write_text("", encoding="utf-8"), (), "plan is not valid JSON"),
+        ("a list", lambda p: p.write_text("[]", encoding="utf-8"), (), "plan"),
+        ("missing key", lambda p: _edit(p, lambda d: d.pop("fingerprints")), (), "fingerprints"),
+        ("bad version", lambda p: _edit(p, lambda d: d.update(version=2)), (), "version"),
+        ("bad ids", lambda p: _edit(p, lambda d: d["merges"][0].update(ids=[PG_OLD])), (), "merges[0].ids"),
+        (
+            "another user",
+            lambda p: _edit(p, lambda d: d.update(user_id="bob")),
+            (),
+            "the plan belongs to user 'bob', not 'alice'",
+        ),
+        (
+            "another project",
+            lambda p: _edit(p, lambda d: d.update(project_id="other")),
+            (),
+            "the plan is for project 'other'",
+        ),
+        (
+            "unknown resolve id",
+            lambda p: p,
+            ("--resolve", "deadbeef=A"),
+            "--resolve 'deadbeef' names no conflict of the plan",
+        ),
+        (
+            "short resolve id",
+            lambda p: p,
+            ("--resolve", f"{REDIS_DONT[:7]}=A"),
+            f"--resolve '{REDIS_DONT[:7]}': id prefix {REDIS_DONT[:7]} is too short: give at least 8 characters",
+        ),
+        ("bad resolve choice", lambda p: p, ("--resolve", f"{REDIS_DONT}=C"), "--resolve takes"),
+        ("resolve without =", lambda p: p, ("--resolve", REDIS_DONT), "--resolve takes"),
+        ("no such file", lambda p: p.unlink(), (), "cannot read the plan"),
+        ("a directory", lambda p: (p.unlink(), p.mkdir()), (), "cannot read the plan"),
+    ],
+)
 def test_bad_plan_is_refused_and_changes_nothing(dream, base, run_cli, tmp_path, case, make, extra, message):
     path, _ = _plan(dream, tmp_path)
     make(path)
@@ -429,10 +563,26 @@ def test_bad_plan_is_refused_and_changes_nothing(dream, base, run_cli, tmp_path,
 
 def test_edited_plan_cannot_reach_other_projects_or_protected_memories(dream, base, seed, run_cli, tmp_path):
     other, pinned = uid(9), "99999999-0000-4000-8000-000000000001"
-    seed([record(other, "Session state: another project's work", "session_state", 0.9,
-                 "2026-01-01T10:00:00+00:00", app_id="other-project"),
-          record(pinned, "Session state: pinned note", "session_state", 0.9, "2026-01-01T10:00:00+00:00",
-                 metadata={"pinned": True})])
+    seed(
+        [
+            record(
+                other,
+                "Session state: another project's work",
+                "session_state",
+                0.9,
+                "2026-01-01T10:00:00+00:00",
+                app_id="other-project",
+            ),
+            record(
+                pinned,
+                "Session state: pinned note",
+                "session_state",
+                0.9,
+                "2026-01-01T10:00:00+00:00",
+                metadata={"pinned": True},
+            ),
+        ]
+    )
     path, _ = _plan(dream, tmp_path)
 
     def add_prunes(plan):
@@ -479,8 +629,13 @@ def test_changed_memories_are_skipped_and_reported(dream, base, run_cli, tmp_pat
 
 def test_change_while_the_user_is_deciding(base, run_cli, project):
     """Interactive: a memory changed between the fetch and the answer is not written over."""
-    proc = subprocess.Popen([command_path("mem0-dream"), "--now", NOW], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(project))
+    proc = subprocess.Popen(
+        [command_path("mem0-dream"), "--now", NOW],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(project),
+    )
     try:
         deadline = time.time() + 30
         raw = b""
@@ -495,8 +650,10 @@ def test_change_while_the_user_is_deciding(base, run_cli, project):
             proc.kill()
     assert proc.returncode == 0, stderr
     out = (raw + stdout).decode()
-    assert out == (REPORT + "\n" + C1 + C2 + APPLY + f"Not applied — resolve {REDIS_DONT}+{REDIS_USE}: {REDIS_USE} "
-                   f"changed since the plan was made\n{summary(1, 1, 0, 1)}\n")
+    assert out == (
+        REPORT + "\n" + C1 + C2 + APPLY + f"Not applied — resolve {REDIS_DONT}+{REDIS_USE}: {REDIS_USE} "
+        f"changed since the plan was made\n{summary(1, 1, 0, 1)}\n"
+    )
     after = export(run_cli)
     assert after[REDIS_USE]["lifecycle_state"] == after[REDIS_DONT]["lifecycle_state"] == "active"
     assert after[REDIS_USE]["memory"] == "Use Redis 7 for session caching"
@@ -526,9 +683,20 @@ def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(dream, base, see
     assert reminder["id"] not in plan["fingerprints"]
 
     # a third conflict: the count is refreshed in place
-    seed([record(uid(9), "The API dev server listens on port 8080", "environmental", 0.7, "2026-09-01T10:00:00+00:00"),
-          record("99999999-0000-4000-8000-000000000002", "The API dev server listens on port 3000",
-                 "environmental", 0.7, "2026-11-01T10:00:00+00:00")])
+    seed(
+        [
+            record(
+                uid(9), "The API dev server listens on port 8080", "environmental", 0.7, "2026-09-01T10:00:00+00:00"
+            ),
+            record(
+                "99999999-0000-4000-8000-000000000002",
+                "The API dev server listens on port 3000",
+                "environmental",
+                0.7,
+                "2026-11-01T10:00:00+00:00",
+            ),
+        ]
+    )
     assert ok(dream("--auto")) == auto_summary(0, 0, 3) + "\n"
     reminders = active_reminders(export(run_cli))
     assert [r["id"] for r in reminders] == [reminder["id"]]
@@ -563,8 +731,17 @@ def test_a_settled_conflict_that_could_not_be_applied_keeps_the_reminder(dream, 
 
 
 def test_extra_reminders_from_older_tools_collapse_to_one(dream, base, seed, run_cli):
-    legacy = [record(f"99999999-0000-4000-8000-00000000010{i}", reminder_text(i + 1), "task_learning", 0.1,
-                     f"2026-0{i + 1}-01T10:00:00+00:00", metadata={"source": REMINDER_SOURCE}) for i in range(3)]
+    legacy = [
+        record(
+            f"99999999-0000-4000-8000-00000000010{i}",
+            reminder_text(i + 1),
+            "task_learning",
+            0.1,
+            f"2026-0{i + 1}-01T10:00:00+00:00",
+            metadata={"source": REMINDER_SOURCE},
+        )
+        for i in range(3)
+    ]
     seed(legacy)
     plan = json.loads(ok(dream("--plan", "--json")))
     assert not set(plan["fingerprints"]) & {r["id"] for r in legacy}  # never merged, pruned or in conflict
@@ -578,8 +755,19 @@ def test_extra_reminders_from_older_tools_collapse_to_one(dream, base, seed, run
 
 
 def test_reminder_alone_is_not_a_proposal(dream, seed, run_cli):
-    seed([record(uid(1), reminder_text(1), "task_learning", 0.1, "2026-01-01T10:00:00+00:00",
-                 metadata={"source": REMINDER_SOURCE}), BASE[-1]])
+    seed(
+        [
+            record(
+                uid(1),
+                reminder_text(1),
+                "task_learning",
+                0.1,
+                "2026-01-01T10:00:00+00:00",
+                metadata={"source": REMINDER_SOURCE},
+            ),
+            BASE[-1],
+        ]
+    )
     assert ok(dream("--plan")) == NO_PROPOSALS + "\n"
 
 
@@ -593,8 +781,9 @@ with auto_lock(lock_path_from_env()):
 
 
 def test_auto_skips_while_another_run_holds_the_lock(dream, base, run_cli, tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline() == "locked\n"
         before = export_text(run_cli)
@@ -627,14 +816,18 @@ def test_auto_lock_on_a_symlink_is_refused(dream, base, run_cli, tmp_path):
 def test_demo_uses_a_throwaway_store(run_cli, tmp_path, mem0_home):
     done = run_cli("mem0-dream", "--demo", "--now", NOW, input="a\nb\ny\n", cwd=str(tmp_path))
     out = ok(done)
-    assert out.startswith("Demo: a throwaway store with the sample memories of a fictional project "
-                          "(tidewater-shop); your own memories are not touched.\n\n## dream — consolidation report\n")
+    assert out.startswith(
+        "Demo: a throwaway store with the sample memories of a fictional project "
+        "(tidewater-shop); your own memories are not touched.\n\n## dream — consolidation report\n"
+    )
     lines = out.splitlines()
     assert "Merges (2):" in lines and "Conflicts (2):" in lines and "Prune (3):" in lines
     assert "Proposed: 2 merges, 3 prunes, 2 conflicts. Apply? [Y/n]" in lines
-    assert re.search(r'Conflict 1/2: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
-                     r'Conflict 2/2: .*\[A/B/skip\]: Apply\? \[Y/n\] '
-                     + re.escape(summary(2, 3, 2, 0)) + "$", lines[-1]), lines[-1]
+    assert re.search(
+        r'Conflict 1/2: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
+        r"Conflict 2/2: .*\[A/B/skip\]: Apply\? \[Y/n\] " + re.escape(summary(2, 3, 2, 0)) + "$",
+        lines[-1],
+    ), lines[-1]
     assert not mem0_home.exists()  # the user's store is not created, let alone touched
 
 
@@ -668,18 +861,24 @@ def _policy(dream, cwd=None) -> tuple[dict, str, list]:
 
 def test_retention_defaults(dream, seed):
     seed(RETENTION_SEED)
-    assert _policy(dream) == ({"compact_summary": 90, "session_state": 90}, "default",
-                              [(uid(2), 121, "retention"), (uid(1), 182, "retention")])
+    assert _policy(dream) == (
+        {"compact_summary": 90, "session_state": 90},
+        "default",
+        [(uid(2), 121, "retention"), (uid(1), 182, "retention")],
+    )
 
 
 def test_mem0_md_retention_replaces_the_defaults(dream, seed, project):
     seed(RETENTION_SEED)
-    (project / "mem0.md").write_text("# Project memory\n\n## Identity\nproject_id: acme-api\n\n"
-                                     "## retention\n"
-                                     "decision: 30d   # decisions go stale fast\n"
-                                     "session_state: forever\n"
-                                     "this line is malformed\n"
-                                     "## Categories\n- decision\n", encoding="utf-8")
+    (project / "mem0.md").write_text(
+        "# Project memory\n\n## Identity\nproject_id: acme-api\n\n"
+        "## retention\n"
+        "decision: 30d   # decisions go stale fast\n"
+        "session_state: forever\n"
+        "this line is malformed\n"
+        "## Categories\n- decision\n",
+        encoding="utf-8",
+    )
     assert _policy(dream) == ({"decision": 30, "session_state": None}, "mem0.md", [(uid(3), 60, "retention")])
     out = ok(dream("--plan"))
     assert f"  [mem0:{uid(3)}] — decision, 60d old" in out.splitlines()
@@ -697,8 +896,19 @@ def test_mem0_md_found_from_a_subdirectory_and_with_cwd(dream, seed, project, tm
     assert plan["policy_source"] == "mem0.md"
 
 
-@pytest.mark.parametrize("kind", ["binary", "no retention section", "empty retention", "directory",
-                                  "dangling symlink", "unreadable", "read error", "huge line"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "binary",
+        "no retention section",
+        "empty retention",
+        "directory",
+        "dangling symlink",
+        "unreadable",
+        "read error",
+        "huge line",
+    ],
+)
 def test_unusable_mem0_md_means_defaults(dream, seed, project, kind):
     seed(RETENTION_SEED)
     config = project / "mem0.md"
@@ -733,11 +943,22 @@ def test_unusable_mem0_md_means_defaults(dream, seed, project, kind):
 # -- bad input -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args", [
-    ["--json"], ["-o", "plan.json"], ["--plan", "-o", "plan.json"], ["--yes"], ["--resolve", "x=A"],
-    ["--auto", "--plan"], ["--demo", "--auto"], ["--apply"], ["--plan", "--apply", "x.json"], ["--bogus"],
-    ["--auto", "--json"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--json"],
+        ["-o", "plan.json"],
+        ["--plan", "-o", "plan.json"],
+        ["--yes"],
+        ["--resolve", "x=A"],
+        ["--auto", "--plan"],
+        ["--demo", "--auto"],
+        ["--apply"],
+        ["--plan", "--apply", "x.json"],
+        ["--bogus"],
+        ["--auto", "--json"],
+    ],
+)
 def test_usage_errors_exit_2_with_one_line(dream, base, run_cli, args, project):
     before = export_text(run_cli)
     done = dream(*args)
@@ -761,8 +982,13 @@ def test_invalid_utf8_answers_are_asked_again(base, run_cli, project, io_encodin
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     if io_encoding:  # a strict UTF-8 locale (en_US.UTF-8 on most desktops)
         env["PYTHONIOENCODING"] = io_encoding
-    proc = subprocess.run([command_path("mem0-dream"), "--now", NOW], input=b"\xff\xfe\n\xc3\n",
-                          capture_output=True, env=env, cwd=str(project))
+    proc = subprocess.run(
+        [command_path("mem0-dream"), "--now", NOW],
+        input=b"\xff\xfe\n\xc3\n",
+        capture_output=True,
+        env=env,
+        cwd=str(project),
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b""
     assert proc.stdout.decode() == REPORT + "\n" + C1 + C1 + C1 + "\n" + C2 + "\n" + APPLY + "\n" + CANCELLED + "\n"
@@ -790,8 +1016,9 @@ def run_in_pty(argv: list[str], answers: list[str], cwd: Path, timeout: float = 
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=str(cwd), env=env,
-                            start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, cwd=str(cwd), env=env, start_new_session=True, close_fds=True
+    )
     os.close(slave)
     raw = b""
     deadline = time.monotonic() + timeout
@@ -837,14 +1064,17 @@ def _with_echo(piped: str, answers: list[str]) -> str:
         match = PROMPT.search(rest)
         if not match:
             return "".join(parts) + rest
-        parts.append(rest[:match.end()] + next(typed) + "\n")
-        rest = rest[match.end():]
+        parts.append(rest[: match.end()] + next(typed) + "\n")
+        rest = rest[match.end() :]
 
 
-@pytest.mark.parametrize("answers, applied", [
-    (["garbage", "A", "", "y"], True),
-    (["b", "skip", "what", "n"], False),
-])
+@pytest.mark.parametrize(
+    "answers, applied",
+    [
+        (["garbage", "A", "", "y"], True),
+        (["b", "skip", "what", "n"], False),
+    ],
+)
 def test_interactive_run_in_a_pseudo_terminal(base, run_cli, project, answers, applied):
     before = export_text(run_cli)
     code, shown = run_in_pty([command_path("mem0-dream"), "--now", NOW], answers, project)
@@ -852,8 +1082,9 @@ def test_interactive_run_in_a_pseudo_terminal(base, run_cli, project, answers, a
     plain = ANSI.sub("", shown).replace("\r\n", "\n")
     assert "\r" not in plain
     # the same characters as the piped run, plus the echo of what was typed
-    piped_prompts = {True: C1 + C1 + C2 + APPLY + summary(1, 1, 1, 1),
-                     False: C1 + C2 + APPLY + APPLY + CANCELLED}[applied]
+    piped_prompts = {True: C1 + C1 + C2 + APPLY + summary(1, 1, 1, 1), False: C1 + C2 + APPLY + APPLY + CANCELLED}[
+        applied
+    ]
     expected = _with_echo(REPORT + "\n" + piped_prompts + "\n", answers)
     assert plain == expected
     after = export_text(run_cli)

@@ -8,12 +8,11 @@ from collections import defaultdict, deque
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
-from mem0_plugin.dream.conflicts import MAX_VALUES_PER_TOPIC, find_conflicts
 from mem0_plugin.dream.analysed import analysed
+from mem0_plugin.dream.conflicts import MAX_VALUES_PER_TOPIC, find_conflicts
+from mem0_plugin.dream.topics import MAX_TOPIC_SOURCE_WORDS, MAX_TOPIC_WORDS, conflict_topic
 from mem0_plugin.features import cased_words
 from mem0_plugin.lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
-from mem0_plugin.dream.topics import MAX_TOPIC_SOURCE_WORDS, MAX_TOPIC_WORDS, conflict_topic
 from mem0_plugin.records import Memory
 from mem0_plugin.text import NEGATIONS, fold_plural
 
@@ -21,6 +20,7 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
 
 # --- reference: the topic by the textbook dynamic programme --------------------------------
+
 
 def reference_topic(text_a: str, text_b: str, fallback: frozenset[str] = frozenset()) -> str:
     def tokens(text: str) -> list[tuple[str, str]]:
@@ -35,8 +35,7 @@ def reference_topic(text_a: str, text_b: str, fallback: frozenset[str] = frozens
     length = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) - 1, -1, -1):
         for j in range(len(b) - 1, -1, -1):
-            length[i][j] = (length[i + 1][j + 1] + 1 if a[i][0] == b[j][0]
-                            else max(length[i + 1][j], length[i][j + 1]))
+            length[i][j] = length[i + 1][j + 1] + 1 if a[i][0] == b[j][0] else max(length[i + 1][j], length[i][j + 1])
     common, i, j = [], 0, 0
     while i < len(a) and j < len(b):
         if a[i][0] == b[j][0]:
@@ -52,12 +51,39 @@ def reference_topic(text_a: str, text_b: str, fallback: frozenset[str] = frozens
         common.pop()
     if not common:
         return " ".join(sorted(fallback)[:MAX_TOPIC_WORDS])
-    return " ".join(x[1] if x[1].lower() == y[1].lower() else PREDICATE_LABELS.get(x[0], x[1])
-                    for x, y in common[:MAX_TOPIC_WORDS])
+    return " ".join(
+        x[1] if x[1].lower() == y[1].lower() else PREDICATE_LABELS.get(x[0], x[1]) for x, y in common[:MAX_TOPIC_WORDS]
+    )
 
 
-VOCABULARY = ["Deploy", "deploy", "deploys", "hosted", "to", "the", "on", "ECS", "ecs", "Vercel", "lives", "moved",
-              "in", "Tokyo", "Osaka", "don't", "Never", "not", "use", "Use", "Redis", "port", "API", "a", "x", "X"]
+VOCABULARY = [
+    "Deploy",
+    "deploy",
+    "deploys",
+    "hosted",
+    "to",
+    "the",
+    "on",
+    "ECS",
+    "ecs",
+    "Vercel",
+    "lives",
+    "moved",
+    "in",
+    "Tokyo",
+    "Osaka",
+    "don't",
+    "Never",
+    "not",
+    "use",
+    "Use",
+    "Redis",
+    "port",
+    "API",
+    "a",
+    "x",
+    "X",
+]
 
 
 def random_text(rng: random.Random, words: list[str], longest: int) -> str:
@@ -83,6 +109,7 @@ def test_topic_reads_only_the_first_words_of_long_texts():
 
 # --- reference: the pairing rules, each pair's winner chosen by sorting the two --------------
 
+
 def reference_conflicts(items, type_name):
     def newest_first(members):
         return sorted(members, key=lambda item: item.newest_first_key)
@@ -95,13 +122,20 @@ def reference_conflicts(items, type_name):
         return [newest_first(group) for group in grouped.values() if len(group) > 1]
 
     pairs = []
-    for group in buckets(items, lambda m: (m.features.core, m.features.literals, m.features.qualifiers)
-                         if m.features.core else None):
+    for group in buckets(
+        items, lambda m: (m.features.core, m.features.literals, m.features.qualifiers) if m.features.core else None
+    ):
         pairs += zip([m for m in group if not m.features.negated], [m for m in group if m.features.negated])
     used = {m.id for pair in pairs for m in pair}
     rest = [m for m in items if m.id not in used]
-    for group in buckets(rest, lambda m: (m.features.frame, m.features.negated, m.features.qualifiers)
-                         if m.features.frame and m.features.values else None):
+    for group in buckets(
+        rest,
+        lambda m: (
+            (m.features.frame, m.features.negated, m.features.qualifiers)
+            if m.features.frame and m.features.values
+            else None
+        ),
+    ):
         queues = {}
         for member in group:
             queues.setdefault(member.features.values, deque()).append(member)
@@ -128,11 +162,27 @@ def reference_conflicts(items, type_name):
     return found
 
 
-STATEMENTS = ["Deploy to ECS", "Deploy to Vercel", "Don't deploy to ECS", "Never deploy to Vercel", "Deploy to Fly",
-              "Use Redis", "Don't use Redis", "Use Redis for sessions", "API listens on port 8080",
-              "API listens on port 3000", "API listens on port 3000 only", "lives in Tokyo", "moved to Osaka",
-              "Deploy to Render", "Deploy to Heroku", "Deploy to Netlify", "Project uses Python v2",
-              "Project uses Python v3", "Do not use Redis"]
+STATEMENTS = [
+    "Deploy to ECS",
+    "Deploy to Vercel",
+    "Don't deploy to ECS",
+    "Never deploy to Vercel",
+    "Deploy to Fly",
+    "Use Redis",
+    "Don't use Redis",
+    "Use Redis for sessions",
+    "API listens on port 8080",
+    "API listens on port 3000",
+    "API listens on port 3000 only",
+    "lives in Tokyo",
+    "moved to Osaka",
+    "Deploy to Render",
+    "Deploy to Heroku",
+    "Deploy to Netlify",
+    "Project uses Python v2",
+    "Project uses Python v3",
+    "Do not use Redis",
+]
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -144,8 +194,16 @@ def test_conflicts_are_those_of_the_reference_rules(seed):
         metadata = {"type": "decision"}
         if rng.random() < 0.6:
             metadata["confidence"] = rng.choice([0.2, 0.5, 0.5, 0.9])
-        memories.append(Memory(id=f"m{i:02d}", memory=rng.choice(STATEMENTS), user_id="alice", metadata=metadata,
-                               created_at=created, updated_at=created))
+        memories.append(
+            Memory(
+                id=f"m{i:02d}",
+                memory=rng.choice(STATEMENTS),
+                user_id="alice",
+                metadata=metadata,
+                created_at=created,
+                updated_at=created,
+            )
+        )
     items = [analysed(memory) for memory in memories]
     actions = find_conflicts(items, "decision")
     assert {(a.ids[0], a.ids[1], a.topic) for a in actions} == reference_conflicts(items, "decision")

@@ -7,7 +7,6 @@ import json
 
 import numpy as np
 import pytest
-
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
@@ -20,29 +19,51 @@ from mem0_plugin.store.vectors import VectorIndex
 
 def item(text: str, day: int, type_: str = "decision"):
     stamp = f"2026-{day // 28 + 1:02d}-{day % 28 + 1:02d}T10:00:00+00:00"
-    return analysed(Memory(id=f"m{day}", memory=text, user_id="u", metadata={"type": type_},
-                           created_at=stamp, updated_at=stamp))
+    return analysed(
+        Memory(id=f"m{day}", memory=text, user_id="u", metadata={"type": type_}, created_at=stamp, updated_at=stamp)
+    )
 
 
-@pytest.mark.parametrize("older, newer, cosine, expected", [
-    ("All money is kept as integer cents in BIGINT amount_cents columns — never as floats or NUMERIC.",
-     "Store all monetary amounts as integer cents (BIGINT amount_cents columns), never floats or NUMERIC.",
-     0.93, "merge"),
-    ("Use PostgreSQL for the ledger, not DynamoDB.", "Ledger storage is Postgres; DynamoDB was rejected.",
-     0.86, "merge"),
-    ("Sales tax is calculated with TaxJar (app/billing/tax/taxjar_client.py).",
-     "Sales tax is calculated with Stripe Tax now; the TaxJar client was removed.", 0.76, "conflict"),
-    ("Local Postgres from docker-compose listens on port 5432.",
-     "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres).",
-     0.92, "conflict"),
-    ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
-    ("Use Redis", "Don't use Redis", 0.9, "conflict"),
-    ("Prefers window seats", "Always books window seats only on long-haul flights", 0.8, None),
-    ("Axios timeout for the catalog API client is 8 seconds.",
-     "Axios timeout for the payments API client is 30 seconds.", 0.74, None),
-    ("SNOWFLAKE_ACCOUNT is read from the environment", "SNOWFLAKE_ROLE is read from the environment", 0.9, None),
-    ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
-])
+@pytest.mark.parametrize(
+    "older, newer, cosine, expected",
+    [
+        (
+            "All money is kept as integer cents in BIGINT amount_cents columns — never as floats or NUMERIC.",
+            "Store all monetary amounts as integer cents (BIGINT amount_cents columns), never floats or NUMERIC.",
+            0.93,
+            "merge",
+        ),
+        (
+            "Use PostgreSQL for the ledger, not DynamoDB.",
+            "Ledger storage is Postgres; DynamoDB was rejected.",
+            0.86,
+            "merge",
+        ),
+        (
+            "Sales tax is calculated with TaxJar (app/billing/tax/taxjar_client.py).",
+            "Sales tax is calculated with Stripe Tax now; the TaxJar client was removed.",
+            0.76,
+            "conflict",
+        ),
+        (
+            "Local Postgres from docker-compose listens on port 5432.",
+            "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres).",
+            0.92,
+            "conflict",
+        ),
+        ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
+        ("Use Redis", "Don't use Redis", 0.9, "conflict"),
+        ("Prefers window seats", "Always books window seats only on long-haul flights", 0.8, None),
+        (
+            "Axios timeout for the catalog API client is 8 seconds.",
+            "Axios timeout for the payments API client is 30 seconds.",
+            0.74,
+            None,
+        ),
+        ("SNOWFLAKE_ACCOUNT is read from the environment", "SNOWFLAKE_ROLE is read from the environment", 0.9, None),
+        ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
+    ],
+)
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
 
@@ -84,8 +105,16 @@ def test_the_vector_index_follows_writes_and_deletes(tmp_path):
     index = VectorIndex("u", "m")
     with store.write() as writer:
         for i in range(3):
-            writer.insert(Memory(id=f"id{i}", memory=f"text {i}", user_id="u", created_at="2026-01-01T00:00:00+00:00",
-                                 updated_at="2026-01-01T00:00:00+00:00"), actor="t")
+            writer.insert(
+                Memory(
+                    id=f"id{i}",
+                    memory=f"text {i}",
+                    user_id="u",
+                    created_at="2026-01-01T00:00:00+00:00",
+                    updated_at="2026-01-01T00:00:00+00:00",
+                ),
+                actor="t",
+            )
         writer.store_vectors("u", "m", [(f"id{i}", f"text {i}", np.eye(4, dtype=np.float32)[i]) for i in range(3)])
     ids, matrix = index.current(store._query)
     assert ids == ["id0", "id1", "id2"] and matrix.shape == (3, 4)
@@ -116,25 +145,41 @@ def _add(text: str, type_: str, created: str) -> None:
 
 
 def test_plan_and_auto_by_meaning(semantic_env, capsys):
-    _add("All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
-         "decision", "2026-05-01T10:00:00+00:00")
-    _add("Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
-         "decision", "2026-10-01T10:00:00+00:00")
+    _add(
+        "All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
+        "decision",
+        "2026-05-01T10:00:00+00:00",
+    )
+    _add(
+        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
+        "decision",
+        "2026-10-01T10:00:00+00:00",
+    )
     _add("Local Postgres from docker-compose listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
-    _add("Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
-         "environmental", "2026-11-01T10:00:00+00:00")
+    _add(
+        "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+        "environmental",
+        "2026-11-01T10:00:00+00:00",
+    )
     capsys.readouterr()
     assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     plan = json.loads(capsys.readouterr().out)
     assert [m["merged_text"] for m in plan["merges"]] == [
-        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"]
-    assert [c["texts"] for c in plan["conflicts"]] == [{
-        "A": "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
-        "B": "Local Postgres from docker-compose listens on port 5432"}]
+        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"
+    ]
+    assert [c["texts"] for c in plan["conflicts"]] == [
+        {
+            "A": "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+            "B": "Local Postgres from docker-compose listens on port 5432",
+        }
+    ]
     store = open_store(f"sqlite:///{semantic_env}/memories.sqlite3")
     assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)  # --plan wrote nothing
     assert dream_cli.main(["--auto", "--now", "2026-11-30T00:00:00+00:00"]) == 0
-    assert capsys.readouterr().out.strip() == "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=1"
+    assert (
+        capsys.readouterr().out.strip()
+        == "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=1"
+    )
     embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
     assert embedded >= 4 and total >= 5  # the sources, the merged memory and the reminder exist
 
@@ -142,14 +187,24 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
 def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
     from mem0_plugin.cli import health_cli
 
-    _add("All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
-         "decision", "2026-05-01T10:00:00+00:00")
-    _add("Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
-         "decision", "2026-10-01T10:00:00+00:00")
+    _add(
+        "All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
+        "decision",
+        "2026-05-01T10:00:00+00:00",
+    )
+    _add(
+        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
+        "decision",
+        "2026-10-01T10:00:00+00:00",
+    )
     _add("Local Postgres from docker-compose listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
-    _add("Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
-         "environmental", "2026-11-01T10:00:00+00:00")
+    _add(
+        "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
+        "environmental",
+        "2026-11-01T10:00:00+00:00",
+    )
     capsys.readouterr()
+
     def data() -> dict[str, bytes]:  # the -shm is SQLite's shared-memory index, which readers touch too
         return {p.name: p.read_bytes() for p in sorted(semantic_env.iterdir()) if not p.name.endswith("-shm")}
 
@@ -170,8 +225,10 @@ def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env
     monkeypatch.setattr("sys.stdin", open("/dev/null"))
     assert dream_cli.main(["--demo", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     out = capsys.readouterr().out
-    assert ('→ "Store every order total as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"'
-            in out)
-    assert '      A: "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"' in out
+    assert '→ "Store every order total as integer cents (BIGINT amount_cents columns); never floats or NUMERIC"' in out
+    assert (
+        '      A: "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"'
+        in out
+    )
     assert '      B: "Local Postgres from docker-compose listens on port 5432"' in out
     assert Semantic  # the real embedder was used: the lexical rules alone find neither (test_dream_cli)

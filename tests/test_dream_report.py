@@ -6,7 +6,6 @@ import io
 import re
 
 import pytest
-
 from dream_support import ANSI
 from mem0_plugin.cli.terminal import Terminal
 from mem0_plugin.dream import report
@@ -14,12 +13,19 @@ from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneActio
 
 
 def plan(merges=(), conflicts=(), prunes=()) -> Plan:
-    return Plan(user_id="alice", project_id="acme-api", generated_at="2026-11-29T12:00:00+00:00",
-                merges=merges, conflicts=conflicts, prunes=prunes)
+    return Plan(
+        user_id="alice",
+        project_id="acme-api",
+        generated_at="2026-11-29T12:00:00+00:00",
+        merges=merges,
+        conflicts=conflicts,
+        prunes=prunes,
+    )
 
 
-MERGE = MergeAction(ids=("m1", "m2"), type="decision", merged_text="Auth DB is PostgreSQL", confidence=0.8,
-                    similarity=0.67)
+MERGE = MergeAction(
+    ids=("m1", "m2"), type="decision", merged_text="Auth DB is PostgreSQL", confidence=0.8, similarity=0.67
+)
 CONFLICT = ConflictAction(ids=("c1", "c2"), type="decision", topic="Deploy", likely_winner="c1")
 PRUNE = PruneAction(id="p1", type="session_state", age_days=142, reason="retention")
 
@@ -42,17 +48,32 @@ def test_full_report():
     )
 
 
-@pytest.mark.parametrize(("merges", "conflicts", "prunes", "expected"), [
-    ((), (), (PRUNE, PruneAction(id="p2", type="decision", age_days=0, reason="low_confidence")),
-     "## dream — consolidation report\n\nPrune (2):\n  [mem0:p1] — session_state, 142d old\n"
-     "  [mem0:p2] — decision, 0d old\n\nProposed: 0 merges, 2 prunes, 0 conflicts. Apply? [Y/n]"),
-    ((), (CONFLICT,), (),
-     '## dream — consolidation report\n\nConflicts (1):\n  [mem0:c1] vs [mem0:c2] — "Deploy" [A/B/skip]\n\n'
-     "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]"),
-    ((MERGE,), (), (),
-     '## dream — consolidation report\n\nMerges (1):\n  [mem0:m1] + [mem0:m2] → "Auth DB is PostgreSQL"\n\n'
-     "Proposed: 1 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
-])
+@pytest.mark.parametrize(
+    ("merges", "conflicts", "prunes", "expected"),
+    [
+        (
+            (),
+            (),
+            (PRUNE, PruneAction(id="p2", type="decision", age_days=0, reason="low_confidence")),
+            "## dream — consolidation report\n\nPrune (2):\n  [mem0:p1] — session_state, 142d old\n"
+            "  [mem0:p2] — decision, 0d old\n\nProposed: 0 merges, 2 prunes, 0 conflicts. Apply? [Y/n]",
+        ),
+        (
+            (),
+            (CONFLICT,),
+            (),
+            '## dream — consolidation report\n\nConflicts (1):\n  [mem0:c1] vs [mem0:c2] — "Deploy" [A/B/skip]\n\n'
+            "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]",
+        ),
+        (
+            (MERGE,),
+            (),
+            (),
+            '## dream — consolidation report\n\nMerges (1):\n  [mem0:m1] + [mem0:m2] → "Auth DB is PostgreSQL"\n\n'
+            "Proposed: 1 merges, 0 prunes, 0 conflicts. Apply? [Y/n]",
+        ),
+    ],
+)
 def test_sections_with_no_items_are_left_out(merges, conflicts, prunes, expected):
     assert report.render_report(plan(merges, conflicts, prunes)) == expected
 
@@ -69,8 +90,13 @@ def test_merged_content_shows_its_first_100_characters():
 
 
 def test_memory_text_cannot_drive_the_terminal():
-    merge = MergeAction(ids=("a\x1b[2J", "b"), type="t", merged_text="evil\x1b]0;title\x07\nProposed: 0 merges",
-                        confidence=None, similarity=1.0)
+    merge = MergeAction(
+        ids=("a\x1b[2J", "b"),
+        type="t",
+        merged_text="evil\x1b]0;title\x07\nProposed: 0 merges",
+        confidence=None,
+        similarity=1.0,
+    )
     conflict = ConflictAction(ids=("c1", "c2"), type="t", topic="top\u202eic", likely_winner="c1")
     prune = PruneAction(id="p1", type="ty\rpe", age_days=1, reason="retention")
     text = report.render_report(plan((merge,), (conflict,), (prune,)))
@@ -87,20 +113,30 @@ def test_conflict_prompt():
     assert report.conflict_prompt(1, 1, sneaky) == 'Conflict 1/1: [mem0:c1] vs [mem0:c2] — "a b" [A/B/skip]: '
 
 
-@pytest.mark.parametrize(("actual", "expected"), [
-    (report.NO_PROPOSALS, "Dream complete. No duplicate, contradictory, or stale memories found."),
-    (report.no_memories_message("acme-api"), "No memories found for project acme-api. Nothing to consolidate."),
-    (report.no_memories_message("evil\x1b[2J"), "No memories found for project evil\\x1b[2J. Nothing to consolidate."),
-    (report.APPLY_PROMPT, "Apply? [Y/n] "),
-    (report.CANCELLED, "Cancelled. No changes made."),
-    (report.summary_line(2, 3, 1, 4), "Dream complete — merged: 2, pruned: 3, conflicts resolved: 1, skipped: 4"),
-    (report.auto_summary_line("acme-api", 2, 5, 1),
-     "[mem0-dream --auto] project=acme-api  merged=2  pruned=5  conflicts_skipped=1"),
-    (report.reminder_text(3),
-     "mem0-dream detected 3 contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively."),
-    (report.AUTO_LOCK_BUSY, "[mem0-dream --auto] Another run in progress — skipping."),
-    (report.proposed_line(plan()), "Proposed: 0 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
-])
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        (report.NO_PROPOSALS, "Dream complete. No duplicate, contradictory, or stale memories found."),
+        (report.no_memories_message("acme-api"), "No memories found for project acme-api. Nothing to consolidate."),
+        (
+            report.no_memories_message("evil\x1b[2J"),
+            "No memories found for project evil\\x1b[2J. Nothing to consolidate.",
+        ),
+        (report.APPLY_PROMPT, "Apply? [Y/n] "),
+        (report.CANCELLED, "Cancelled. No changes made."),
+        (report.summary_line(2, 3, 1, 4), "Dream complete — merged: 2, pruned: 3, conflicts resolved: 1, skipped: 4"),
+        (
+            report.auto_summary_line("acme-api", 2, 5, 1),
+            "[mem0-dream --auto] project=acme-api  merged=2  pruned=5  conflicts_skipped=1",
+        ),
+        (
+            report.reminder_text(3),
+            "mem0-dream detected 3 contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively.",
+        ),
+        (report.AUTO_LOCK_BUSY, "[mem0-dream --auto] Another run in progress — skipping."),
+        (report.proposed_line(plan()), "Proposed: 0 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
+    ],
+)
 def test_messages(actual, expected):
     assert actual == expected
 
@@ -115,22 +151,39 @@ class _TerminalText(io.StringIO):
 def test_on_a_terminal_the_report_is_styled_by_role_with_the_same_characters(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
-    lookalike = MergeAction(ids=("m1", "m2"), type="decision", merged_text="see [mem0:zz] then Apply? [Y/n]",
-                            confidence=None, similarity=1.0)
+    lookalike = MergeAction(
+        ids=("m1", "m2"),
+        type="decision",
+        merged_text="see [mem0:zz] then Apply? [Y/n]",
+        confidence=None,
+        similarity=1.0,
+    )
     the_plan = plan(merges=(lookalike,), conflicts=(CONFLICT,), prunes=(PRUNE,))
     shown = _TerminalText()
-    Terminal(io.StringIO(), shown, io.StringIO(), colour=True).report(report.report_pieces(the_plan),
-                                                                      ends_with_prompt=True)
+    Terminal(io.StringIO(), shown, io.StringIO(), colour=True).report(
+        report.report_pieces(the_plan), ends_with_prompt=True
+    )
     assert ANSI.sub("", shown.getvalue()) == report.render_report(the_plan) + " "
     styled = re.findall(r"\x1b\[([0-9;]+)m([^\x1b]*)\x1b\[0m", shown.getvalue())
-    assert styled == [("1", "## dream — consolidation report"), ("1;36", "Merges (1):"), ("2", "[mem0:m1]"),
-                      ("2", "[mem0:m2]"), ("1;36", "Conflicts (1):"), ("2", "[mem0:c1]"), ("2", "[mem0:c2]"),
-                      ("1;33", "[A/B/skip]"), ("1;36", "Prune (1):"), ("2", "[mem0:p1]"), ("1;33", "Apply? [Y/n]")]
+    assert styled == [
+        ("1", "## dream — consolidation report"),
+        ("1;36", "Merges (1):"),
+        ("2", "[mem0:m1]"),
+        ("2", "[mem0:m2]"),
+        ("1;36", "Conflicts (1):"),
+        ("2", "[mem0:c1]"),
+        ("2", "[mem0:c2]"),
+        ("1;33", "[A/B/skip]"),
+        ("1;36", "Prune (1):"),
+        ("2", "[mem0:p1]"),
+        ("1;33", "Apply? [Y/n]"),
+    ]
 
 
 def test_piped_the_report_is_its_plain_text():
     the_plan = plan(merges=(MERGE,), conflicts=(CONFLICT,))
     shown = io.StringIO()
-    Terminal(io.StringIO(), shown, io.StringIO(), colour=False).report(report.report_pieces(the_plan),
-                                                                       ends_with_prompt=False)
+    Terminal(io.StringIO(), shown, io.StringIO(), colour=False).report(
+        report.report_pieces(the_plan), ends_with_prompt=False
+    )
     assert shown.getvalue() == report.render_report(the_plan) + "\n"

@@ -12,10 +12,28 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from dream_support import (
-    APPLY, BASE, C1, C2, NOW, PG_NEW, PG_OLD, RUFF, SESSION, dream_made, events, export, export_text,
-    make_project, record, store_file, store_url, summary, uid, update_text, write_jsonl,
+    APPLY,
+    BASE,
+    C1,
+    C2,
+    NOW,
+    PG_NEW,
+    PG_OLD,
+    RUFF,
+    SESSION,
+    dream_made,
+    events,
+    export,
+    export_text,
+    make_project,
+    record,
+    store_file,
+    store_url,
+    summary,
+    uid,
+    update_text,
+    write_jsonl,
 )
 from mem0_plugin.store import open_store
 from mem0_plugin.store.migrations import MIGRATIONS
@@ -69,8 +87,10 @@ def runs_json(dream) -> list[dict]:
 def run_line(run: dict, status: str) -> str:
     """The documented `--runs` line, from the run's JSON."""
     when = run["started_at"][:16].replace("T", " ")
-    return (f"{run['run_id'][:8]}  {when}  {(run['mode'] or 'unknown'):<11}  merged={run['merged']}  "
-            f"pruned={run['pruned']}  resolved={run['resolved']}  not_applied={run['not_applied']}  {status}")
+    return (
+        f"{run['run_id'][:8]}  {when}  {(run['mode'] or 'unknown'):<11}  merged={run['merged']}  "
+        f"pruned={run['pruned']}  resolved={run['resolved']}  not_applied={run['not_applied']}  {status}"
+    )
 
 
 def test_auto_run_listed_then_undone_gives_back_the_export_it_started_from(dream, seed, run_cli):
@@ -79,28 +99,40 @@ def test_auto_run_listed_then_undone_gives_back_the_export_it_started_from(dream
     assert ok(dream("--runs")) == "No dream runs recorded for project acme-api.\n"
     ok(dream("--auto"))
     [run] = runs_json(dream)
-    assert {k: run[k] for k in ("mode", "status", "merged", "pruned", "resolved", "not_applied", "undone_at")} == \
-        {"mode": "auto", "status": "done", "merged": 1, "pruned": 1, "resolved": 0, "not_applied": 0,
-         "undone_at": None}
+    assert {k: run[k] for k in ("mode", "status", "merged", "pruned", "resolved", "not_applied", "undone_at")} == {
+        "mode": "auto",
+        "status": "done",
+        "merged": 1,
+        "pruned": 1,
+        "resolved": 0,
+        "not_applied": 0,
+        "undone_at": None,
+    }
     assert ok(dream("--runs")) == run_line(run, "done") + "\n"
     [made] = dream_made(export(run_cli))
 
     done = dream("--undo", run["run_id"][:8], input="y\n")
     short = run["run_id"][:8]
-    assert ok(done) == "\n".join([
-        f"## dream — undo of run {short} (auto, {run['started_at'][:16].replace('T', ' ')})",
-        "",
-        "Restore (3):",
-        f'  [mem0:{PG_OLD}] — merged → active: "Use PostgreSQL for auth"',
-        f'  [mem0:{PG_NEW}] — merged → active: "Auth DB is PostgreSQL"',
-        f'  [mem0:{SESSION}] — pruned → active: "Session state: refactoring the billing module"',
-        "",
-        "Retire (1):",
-        f'  [mem0:{made}] — made by the run → deleted: "Auth DB is PostgreSQL"',
-        "",
-        "Undo: 3 restores, 1 retires, 0 left alone. Apply? [Y/n] "
-        f"Undo complete — run {short}: restored: 3, retired: 1, left alone: 0",
-    ]) + "\n"
+    assert (
+        ok(done)
+        == "\n".join(
+            [
+                f"## dream — undo of run {short} (auto, {run['started_at'][:16].replace('T', ' ')})",
+                "",
+                "Restore (3):",
+                f'  [mem0:{PG_OLD}] — merged → active: "Use PostgreSQL for auth"',
+                f'  [mem0:{PG_NEW}] — merged → active: "Auth DB is PostgreSQL"',
+                f'  [mem0:{SESSION}] — pruned → active: "Session state: refactoring the billing module"',
+                "",
+                "Retire (1):",
+                f'  [mem0:{made}] — made by the run → deleted: "Auth DB is PostgreSQL"',
+                "",
+                "Undo: 3 restores, 1 retires, 0 left alone. Apply? [Y/n] "
+                f"Undo complete — run {short}: restored: 3, retired: 1, left alone: 0",
+            ]
+        )
+        + "\n"
+    )
     assert export_text(run_cli) == before  # every record as it was, updated_at included
     assert events(run_cli, PG_OLD) == ["IMPORT", "MERGE", "UNDO"]
     assert events(run_cli, SESSION) == ["IMPORT", "PRUNE", "UNDO"]
@@ -126,8 +158,14 @@ def test_interactive_run_resolving_conflicts_is_undone_with_yes(dream, seed, run
 
 
 def test_memories_changed_since_the_run_are_left_alone_and_named(dream, seed, run_cli):
-    seed([*NO_CONFLICTS, record(SESSION2, "Session state: moving the invoices job", "session_state", 0.9,
-                                "2026-07-01T10:00:00+00:00")])
+    seed(
+        [
+            *NO_CONFLICTS,
+            record(
+                SESSION2, "Session state: moving the invoices job", "session_state", 0.9, "2026-07-01T10:00:00+00:00"
+            ),
+        ]
+    )
     ok(dream("--auto"))
     [run] = runs_json(dream)
     [made] = dream_made(export(run_cli))
@@ -136,13 +174,19 @@ def test_memories_changed_since_the_run_are_left_alone_and_named(dream, seed, ru
     changed = export(run_cli)
 
     done = ok(dream("--undo", run["run_id"][:10], "--yes"))
-    assert done == "\n".join([
-        f"[mem0:{made}] changed since the run — left alone",
-        f"[mem0:{PG_OLD}] part of a merge that changed since the run — left alone",
-        f"[mem0:{PG_NEW}] part of a merge that changed since the run — left alone",
-        f"[mem0:{SESSION}] changed since the run — left alone",
-        f"Undo complete — run {run['run_id'][:8]}: restored: 1, retired: 0, left alone: 4",
-    ]) + "\n"
+    assert (
+        done
+        == "\n".join(
+            [
+                f"[mem0:{made}] changed since the run — left alone",
+                f"[mem0:{PG_OLD}] part of a merge that changed since the run — left alone",
+                f"[mem0:{PG_NEW}] part of a merge that changed since the run — left alone",
+                f"[mem0:{SESSION}] changed since the run — left alone",
+                f"Undo complete — run {run['run_id'][:8]}: restored: 1, retired: 0, left alone: 4",
+            ]
+        )
+        + "\n"
+    )
     after = export(run_cli)
     assert after[SESSION2]["lifecycle_state"] == "active"
     assert {i: r for i, r in after.items() if i != SESSION2} == changed  # the rest untouched
@@ -164,8 +208,11 @@ def test_nothing_left_to_undo_writes_nothing_and_keeps_the_run(dream, seed, run_
 
 def _insert_run(run_id: str, started_at: str, *, app_id: str = "acme-api", mode: str | None = None) -> None:
     with sqlite3.connect(store_file()) as conn:
-        conn.execute("INSERT INTO dream_runs (run_id, user_id, app_id, started_at, finished_at, status, plan, mode) "
-                     "VALUES (?, 'alice', ?, ?, ?, 'done', '{}', ?)", (run_id, app_id, started_at, started_at, mode))
+        conn.execute(
+            "INSERT INTO dream_runs (run_id, user_id, app_id, started_at, finished_at, status, plan, mode) "
+            "VALUES (?, 'alice', ?, ?, ?, 'done', '{}', ?)",
+            (run_id, app_id, started_at, started_at, mode),
+        )
     conn.close()
 
 
@@ -178,23 +225,33 @@ def test_run_ids_unknown_ambiguous_too_short_or_of_another_project_are_refused(d
     _insert_run("0ddba11a-0000-4000-8000-000000000003", "2026-11-03T03:17:00+00:00", app_id="other-project")
     assert ok(dream("--runs")) == (
         "abcdef12  2026-11-02 03:17  unknown      merged=0  pruned=0  resolved=0  not_applied=0  done\n"
-        "abcdef12  2026-11-01 03:17  apply        merged=0  pruned=0  resolved=0  not_applied=0  done\n")
-    assert refused(dream("--undo", "abcdef12"), 2) == \
-        "id prefix abcdef12 matches 2 dream runs; give more characters of the id"
-    assert refused(dream("--undo", "abcdef1"), 2) == \
-        "id prefix abcdef1 is too short: give at least 8 characters of the id"
+        "abcdef12  2026-11-01 03:17  apply        merged=0  pruned=0  resolved=0  not_applied=0  done\n"
+    )
+    assert (
+        refused(dream("--undo", "abcdef12"), 2)
+        == "id prefix abcdef12 matches 2 dream runs; give more characters of the id"
+    )
+    assert (
+        refused(dream("--undo", "abcdef1"), 2) == "id prefix abcdef1 is too short: give at least 8 characters of the id"
+    )
     assert refused(dream("--undo", "ffffffff"), 3) == "dream run ffffffff not found"
     assert refused(dream("--undo", "0ddba11a"), 3) == "dream run 0ddba11a not found"  # another project's
     assert ok(dream("--undo", first, "--yes")) == "Nothing to undo.\n"  # a run that wrote nothing
     usage = dream("--yes")
-    assert (usage.returncode, usage.stderr) == \
-        (2, "mem0-dream: error: --yes goes with --apply or --undo (see mem0-dream --help)\n")
+    assert (usage.returncode, usage.stderr) == (
+        2,
+        "mem0-dream: error: --yes goes with --apply or --undo (see mem0-dream --help)\n",
+    )
 
 
 def _table_columns(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
-    tables = [r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%' "
-        "AND name <> 'sqlite_sequence' ORDER BY name")]
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%' "
+            "AND name <> 'sqlite_sequence' ORDER BY name"
+        )
+    ]
     return {t: conn.execute(f"PRAGMA table_info({t})").fetchall() for t in tables}
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from mem0_plugin import operations
 from mem0_plugin.cli import health_cli, memories_cli
 from mem0_plugin.embeddings import EmbedderUnavailable, embedder_from_config
@@ -32,15 +31,21 @@ def semantic_home(mem0_home, monkeypatch) -> Path:
 
 def caller(home: Path, semantic: Semantic | None, background: bool = False) -> operations.Caller:
     identity = resolve_identity(cwd=str(home))
-    return operations.Caller(open_store(identity.store_location), identity, actor="cli", semantic=semantic,
-                             background=background)
+    return operations.Caller(
+        open_store(identity.store_location), identity, actor="cli", semantic=semantic, background=background
+    )
 
 
 def test_default_model_gives_unit_vectors_that_know_paraphrases(semantic_home):
     embedder = embedder_from_config(semantic_home)
-    vectors = embedder.embed(["Use PostgreSQL for the ledger, not DynamoDB.",
-                              "Ledger storage is Postgres; DynamoDB was rejected.",
-                              "The storefront is deployed to Vercel.", ""])
+    vectors = embedder.embed(
+        [
+            "Use PostgreSQL for the ledger, not DynamoDB.",
+            "Ledger storage is Postgres; DynamoDB was rejected.",
+            "The storefront is deployed to Vercel.",
+            "",
+        ]
+    )
     assert vectors.shape == (4, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[1] > 0.8 > vectors[0] @ vectors[2]
@@ -64,12 +69,15 @@ def test_a_damaged_model_file_turns_semantic_matching_off_once(semantic_home, ca
     assert [r["memory"] for r in found] == ["Deploy the storefront to Vercel"]  # lexical still works
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("embedder: [1, 2", "is not readable YAML"),
-    ("embedder: {provider: onnx-local, config: {model: nope}}", "unknown onnx-local model 'nope'"),
-    ("embedder: {provider: onnx-local, config: {model_url: 'http://x/m.onnx'}}", "model_url needs model_sha256"),
-    ("embedder: {provider: onnx-local, config: {colour: blue}}", "colour: Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("embedder: [1, 2", "is not readable YAML"),
+        ("embedder: {provider: onnx-local, config: {model: nope}}", "unknown onnx-local model 'nope'"),
+        ("embedder: {provider: onnx-local, config: {model_url: 'http://x/m.onnx'}}", "model_url needs model_sha256"),
+        ("embedder: {provider: onnx-local, config: {colour: blue}}", "colour: Extra inputs are not permitted"),
+    ],
+)
 def test_bad_configuration_is_one_clear_reason(semantic_home, text, reason):
     (semantic_home / "config.yaml").write_text(text)
     with pytest.raises(EmbedderUnavailable, match=reason.replace("[", r"\[")):
@@ -99,7 +107,9 @@ def test_a_mem0_provider_without_mem0ai_names_the_extra(semantic_home, capsys, m
     (semantic_home / "config.yaml").write_text("embedder:\n  provider: openai\n")
     semantic = Semantic.from_home(semantic_home)
     assert semantic.embed(["x"]) is None
-    expected = "embedder provider 'openai' needs the mem0ai package (not installed): pip install 'mem0-dream-plugin[mem0]'"
+    expected = (
+        "embedder provider 'openai' needs the mem0ai package (not installed): pip install 'mem0-dream-plugin[mem0]'"
+    )
     assert expected in semantic.reason
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"mem0: semantic matching is off ({expected}); see mem0-health"]
@@ -130,7 +140,8 @@ def test_a_configured_model_downloads_once_verified(semantic_home, file_server):
     (semantic_home / "config.yaml").write_text(
         "embedder:\n  provider: onnx-local\n  config:\n    model: mine\n"
         f"    model_url: {base}/m.onnx\n    model_sha256: {sha256_of(model)}\n"
-        f"    tokenizer_url: {base}/t.json\n    tokenizer_sha256: {sha256_of(tokenizer)}\n")
+        f"    tokenizer_url: {base}/t.json\n    tokenizer_sha256: {sha256_of(tokenizer)}\n"
+    )
     embedder = embedder_from_config(semantic_home)
     assert embedder.model_id == "onnx-local/mine"
     assert embedder.embed(["hello"]).shape == (1, 384)
@@ -145,7 +156,8 @@ def test_a_download_with_the_wrong_checksum_is_refused_and_removed(semantic_home
     (semantic_home / "config.yaml").write_text(
         "embedder:\n  provider: onnx-local\n  config:\n    model: bad\n"
         f"    model_url: {base}/m.onnx\n    model_sha256: '{'0' * 64}'\n"
-        f"    tokenizer_url: {base}/t.json\n    tokenizer_sha256: '{'0' * 64}'\n")
+        f"    tokenizer_url: {base}/t.json\n    tokenizer_sha256: '{'0' * 64}'\n"
+    )
     with pytest.raises(EmbedderUnavailable, match="wrong SHA-256"):
         embedder_from_config(semantic_home).load()
     assert list((semantic_home / "models" / "bad").iterdir()) == []
@@ -160,7 +172,9 @@ def test_vectors_follow_the_text_of_their_memory(semantic_home):
     assert semantic.backfill(store, user, "acme-api") == 2 and semantic.backfill(store, user, "acme-api") == 0
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (2, 2)
     operations.update_memory(memories, first, text="Local Postgres listens on port 5433")
-    assert store.without_vectors(user, semantic.model_id, "acme-api") == [(first, "Local Postgres listens on port 5433")]
+    assert store.without_vectors(user, semantic.model_id, "acme-api") == [
+        (first, "Local Postgres listens on port 5433")
+    ]
     operations.delete_memory(memories, second)
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (0, 1)
 
@@ -168,8 +182,11 @@ def test_vectors_follow_the_text_of_their_memory(semantic_home):
 def test_hybrid_search_finds_a_paraphrased_question(semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
-    for text in ("All money is kept as integer cents in BIGINT amount_cents columns, never floats",
-                 "The storefront is deployed to Vercel", "Run the API tests with pytest -q"):
+    for text in (
+        "All money is kept as integer cents in BIGINT amount_cents columns, never floats",
+        "The storefront is deployed to Vercel",
+        "Run the API tests with pytest -q",
+    ):
         operations.add_memory(memories, text, infer=False)
     lexical = operations.search_memories(caller(semantic_home, None), "how should monetary values be saved?")
     assert lexical["results"] == []
@@ -183,10 +200,17 @@ def test_a_superseded_memory_ranks_below_its_replacement(semantic_home):
     for semantic in (None, Semantic.from_home(semantic_home)):
         memories = caller(semantic_home, semantic)
         old = operations.add_memory(memories, "The dev server listens on port 8080", infer=False)["results"][0]["id"]
-        new = operations.add_memory(memories, "The dev server listens on port 3000 now", infer=False)["results"][0]["id"]
+        new = operations.add_memory(memories, "The dev server listens on port 3000 now", infer=False)["results"][0][
+            "id"
+        ]
         with memories.store.write() as writer:
-            writer.change(writer.get(memories.user_id, old), "SUPERSEDE", "test", lifecycle_state=SUPERSEDED,
-                          replacement_memory_id=new)
+            writer.change(
+                writer.get(memories.user_id, old),
+                "SUPERSEDE",
+                "test",
+                lifecycle_state=SUPERSEDED,
+                replacement_memory_id=new,
+            )
         found = operations.search_memories(memories, "The dev server listens on port 8080")["results"]
         assert [r["id"] for r in found[:2]] == [new, old]
         assert found[0]["score"] >= found[1]["score"]
@@ -196,14 +220,21 @@ def test_a_superseded_memory_ranks_below_its_replacement(semantic_home):
         operations.delete_memory(memories, new)
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("账本数据存储", {"账本数据存储使用PostgreSQL，不用DynamoDB。", "账本数据存储每天UTC 03:00自动做快照。"}),
-    ("хранилище журнала", {"Хранилище журнала — Postgres, не DynamoDB"}),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("账本数据存储", {"账本数据存储使用PostgreSQL，不用DynamoDB。", "账本数据存储每天UTC 03:00自动做快照。"}),
+        ("хранилище журнала", {"Хранилище журнала — Postgres, не DynamoDB"}),
+    ],
+)
 def test_search_in_languages_without_spaces_and_with_inflections(query, expected, semantic_home):
     memories = caller(semantic_home, None)
-    for text in ("账本数据存储使用PostgreSQL，不用DynamoDB。", "账本数据存储每天UTC 03:00自动做快照。",
-                 "Хранилище журнала — Postgres, не DynamoDB", "前端用pnpm管理依赖"):
+    for text in (
+        "账本数据存储使用PostgreSQL，不用DynamoDB。",
+        "账本数据存储每天UTC 03:00自动做快照。",
+        "Хранилище журнала — Postgres, не DynamoDB",
+        "前端用pnpm管理依赖",
+    ):
         operations.add_memory(memories, text, infer=False)
     found = operations.search_memories(memories, query)["results"]
     assert {r["memory"] for r in found} >= expected
@@ -223,13 +254,16 @@ def test_embed_command_and_health_line(semantic_home, capsys):
     for text in ("Deploy the storefront to Vercel", "Run the API tests with pytest -q"):
         operations.add_memory(memories, text, infer=False)
     assert memories_cli.main(["embed"]) == 0
-    assert capsys.readouterr().out == ("Embedded 2 memories with onnx-local/all-MiniLM-L6-v2-int8; "
-                                       "2/2 of project acme-api have vectors.\n")
+    assert capsys.readouterr().out == (
+        "Embedded 2 memories with onnx-local/all-MiniLM-L6-v2-int8; 2/2 of project acme-api have vectors.\n"
+    )
     assert health_cli.main([]) == 0
     out = capsys.readouterr().out
-    assert ("PASS  Dream lock       free\n\nEmbedder: onnx-local/all-MiniLM-L6-v2-int8 — 2/2 memories embedded\n"
-            "  The default model is English-only: for other languages set a multilingual one (docs/embeddings.md).\n"
-            "\nAll checks passed.\n") in out
+    assert (
+        "PASS  Dream lock       free\n\nEmbedder: onnx-local/all-MiniLM-L6-v2-int8 — 2/2 memories embedded\n"
+        "  The default model is English-only: for other languages set a multilingual one (docs/embeddings.md).\n"
+        "\nAll checks passed.\n"
+    ) in out
 
 
 def test_health_fails_the_embedder_check_with_a_fix_when_the_model_is_unusable(semantic_home, capsys):

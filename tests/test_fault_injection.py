@@ -22,12 +22,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from conftest import run_in_process, run_process
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
-from reliability_checks import (check_history_chain, check_merges, check_pointers, dream_made, history_by_id,
-                                snapshot)
+from reliability_checks import check_history_chain, check_merges, check_pointers, dream_made, history_by_id, snapshot
 
 USER, PROJECT = "alice", "acme-api"
 
@@ -71,14 +69,42 @@ def seed_memories(now: datetime) -> list[Memory]:
         metadata = {"type": kind, **{k: v for k, v in extra.items() if k != "immutable"}}
         if confidence is not None:
             metadata["confidence"] = confidence
-        memories.append(Memory(id=memory_id, memory=text, user_id=USER, app_id=PROJECT, metadata=metadata,
-                               created_at=stamp, updated_at=stamp, immutable=bool(extra.get("immutable"))))
+        memories.append(
+            Memory(
+                id=memory_id,
+                memory=text,
+                user_id=USER,
+                app_id=PROJECT,
+                metadata=metadata,
+                created_at=stamp,
+                updated_at=stamp,
+                immutable=bool(extra.get("immutable")),
+            )
+        )
     # the same user's other project and another user: never touched by a dream of acme-api
     stamp = (now - timedelta(days=400)).isoformat()
-    memories.append(Memory(id="o01", memory="Working on the login form refactor", user_id=USER, app_id="other",
-                           metadata={"type": "session_state"}, created_at=stamp, updated_at=stamp))
-    memories.append(Memory(id="b01", memory="Working on the login form refactor", user_id="bob", app_id=PROJECT,
-                           metadata={"type": "session_state"}, created_at=stamp, updated_at=stamp))
+    memories.append(
+        Memory(
+            id="o01",
+            memory="Working on the login form refactor",
+            user_id=USER,
+            app_id="other",
+            metadata={"type": "session_state"},
+            created_at=stamp,
+            updated_at=stamp,
+        )
+    )
+    memories.append(
+        Memory(
+            id="b01",
+            memory="Working on the login form refactor",
+            user_id="bob",
+            app_id=PROJECT,
+            metadata={"type": "session_state"},
+            created_at=stamp,
+            updated_at=stamp,
+        )
+    )
     return memories
 
 
@@ -151,8 +177,11 @@ def normalised(snap: dict) -> list[dict]:
     made = {m["id"]: "merge:" + "+".join(m["source_memory_ids"]) for m in dream_made(snap)}
     result = []
     for memory in snap["memories"].values():
-        record = {**memory, "id": made.get(memory["id"], memory["id"]),
-                  "replacement_memory_id": made.get(memory["replacement_memory_id"], memory["replacement_memory_id"])}
+        record = {
+            **memory,
+            "id": made.get(memory["id"], memory["id"]),
+            "replacement_memory_id": made.get(memory["replacement_memory_id"], memory["replacement_memory_id"]),
+        }
         record.pop("updated_at")
         if memory["id"] in made:
             record.pop("created_at")
@@ -206,8 +235,9 @@ def apply_args(plan_file: Path) -> list[str]:
     return args
 
 
-def dream(home: Path, *args: str, crash_after: int | None = None, input: str | None = None,
-          cwd: Path | None = None) -> subprocess.CompletedProcess:
+def dream(
+    home: Path, *args: str, crash_after: int | None = None, input: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """mem0-dream on `home`: killed by MEM0_DREAM_CRASH_AFTER in a process of its own; the runs that
     recover (a later process in real life) run in this one."""
     env = {"MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
@@ -226,7 +256,7 @@ def test_the_plan_has_ten_steps(scenario):
     assert any(len(m["ids"]) == 3 for m in plan["merges"])
 
 
-@pytest.mark.parametrize("crash_after", range(0, STEPS + 1))
+@pytest.mark.parametrize("crash_after", range(STEPS + 1))
 def test_killed_after_every_step_then_recovered_by_rerunning_the_apply(scenario, crash_after, tmp_path):
     home = fresh_home(tmp_path / "home", scenario["base"])
     db = home / "memories.sqlite3"
@@ -305,8 +335,14 @@ def test_killed_inside_a_merge_transaction_leaves_no_trace_of_it(scenario, tmp_p
         sys.exit(dream_cli.main(sys.argv[1:]))
     """)
     env = {**os.environ, "MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}
-    killed = subprocess.run([sys.executable, "-c", script, *apply_args(scenario["plan"])], capture_output=True,
-                            text=True, env=env, cwd=tmp_path, timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-c", script, *apply_args(scenario["plan"])],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert killed.returncode == 137, killed.stderr
     interrupted = snapshot(db)
     check_invariants(scenario["before"], interrupted, finished=False)

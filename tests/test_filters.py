@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.errors import FilterError, ScopeError
 from mem0_plugin.filters import compile_filters
 from mem0_plugin.identity import Identity
@@ -16,23 +15,41 @@ from mem0_plugin.store import ReadMode, SqliteStore
 
 # Four memories of alice (three in acme-api, one in acme-web) and one of bob, named by key.
 RECORDS = {
-    "ecs": dict(text="Deploy to ECS with Terraform", app_id="acme-api", agent_id="claude",
-                metadata={"type": "decision", "confidence": 0.9, "tags": ["infra", "aws"],
-                          "owner": "Ops Team"}, at="2026-01-01T00:00:00+00:00"),
-    "pnpm": dict(text="Use pnpm, not npm", app_id="acme-api", agent_id="codex", run_id="r1",
-                 metadata={"type": "convention", "confidence": 0.5, "tags": ["js"], "pinned": True},
-                 at="2026-02-01T00:00:00+00:00"),
-    "port": dict(text="The API listens on port 8080", app_id="acme-web",
-                 metadata={"type": "decision", "confidence": 0.2}, at="2026-03-01T00:00:00+00:00"),
-    "cache": dict(text="Cache builds in CI", app_id="acme-api", metadata={},
-                  at="2026-04-01T00:00:00+00:00"),
+    "ecs": dict(
+        text="Deploy to ECS with Terraform",
+        app_id="acme-api",
+        agent_id="claude",
+        metadata={"type": "decision", "confidence": 0.9, "tags": ["infra", "aws"], "owner": "Ops Team"},
+        at="2026-01-01T00:00:00+00:00",
+    ),
+    "pnpm": dict(
+        text="Use pnpm, not npm",
+        app_id="acme-api",
+        agent_id="codex",
+        run_id="r1",
+        metadata={"type": "convention", "confidence": 0.5, "tags": ["js"], "pinned": True},
+        at="2026-02-01T00:00:00+00:00",
+    ),
+    "port": dict(
+        text="The API listens on port 8080",
+        app_id="acme-web",
+        metadata={"type": "decision", "confidence": 0.2},
+        at="2026-03-01T00:00:00+00:00",
+    ),
+    "cache": dict(text="Cache builds in CI", app_id="acme-api", metadata={}, at="2026-04-01T00:00:00+00:00"),
 }
 ALL = {"ecs", "pnpm", "port", "cache"}
 
 
 def identity(user: str, tmp: Path) -> Identity:
-    return Identity(user_id=user, project_id="acme-api", branch="main", home=tmp,
-                    store_url=f"sqlite:///{tmp}/memories.sqlite3", cwd=tmp)
+    return Identity(
+        user_id=user,
+        project_id="acme-api",
+        branch="main",
+        home=tmp,
+        store_url=f"sqlite:///{tmp}/memories.sqlite3",
+        cwd=tmp,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +60,15 @@ def seeded(tmp_path_factory):
     alice = Caller(store, identity("alice", tmp))
     ids = {}
     for key, spec in RECORDS.items():
-        answer = add_memory(alice, spec["text"], app_id=spec["app_id"], agent_id=spec.get("agent_id"),
-                            run_id=spec.get("run_id"), metadata=spec["metadata"],
-                            now=datetime.fromisoformat(spec["at"]))
+        answer = add_memory(
+            alice,
+            spec["text"],
+            app_id=spec["app_id"],
+            agent_id=spec.get("agent_id"),
+            run_id=spec.get("run_id"),
+            metadata=spec["metadata"],
+            now=datetime.fromisoformat(spec["at"]),
+        )
         ids[key] = answer["results"][0]["id"]
     bob = Caller(store, identity("bob", tmp))
     ids["bob"] = add_memory(bob, "Bob deploys to Vercel", metadata={"type": "decision"})["results"][0]["id"]
@@ -124,11 +147,24 @@ GRAMMAR = [
     ({"NOT": [{"agent_id": "claude"}]}, {"pnpm", "port", "cache"}),  # records without agent_id included
     ({"NOT": [{"metadata": {"type": "decision"}}]}, {"pnpm", "cache"}),  # records without type included
     ({"NOT": [{"metadata": {"confidence": {"gt": 0.4}}}]}, {"port", "cache"}),
-    ({"AND": [{"OR": [{"metadata": {"type": "decision"}}, {"metadata": {"type": "convention"}}]},
-              {"NOT": [{"app_id": "acme-web"}]}]}, {"ecs", "pnpm"}),
-    ({"OR": [{"AND": [{"app_id": "acme-api"}, {"agent_id": "codex"}]},
-             {"AND": [{"app_id": "acme-web"}, {"NOT": [{"metadata": {"confidence": {"gt": 0.5}}}]}]}]},
-     {"pnpm", "port"}),
+    (
+        {
+            "AND": [
+                {"OR": [{"metadata": {"type": "decision"}}, {"metadata": {"type": "convention"}}]},
+                {"NOT": [{"app_id": "acme-web"}]},
+            ]
+        },
+        {"ecs", "pnpm"},
+    ),
+    (
+        {
+            "OR": [
+                {"AND": [{"app_id": "acme-api"}, {"agent_id": "codex"}]},
+                {"AND": [{"app_id": "acme-web"}, {"NOT": [{"metadata": {"confidence": {"gt": 0.5}}}]}]},
+            ]
+        },
+        {"pnpm", "port"},
+    ),
     ({"AND": []}, ALL),
     ({"app_id": "acme-api", "agent_id": "claude"}, {"ecs"}),  # several keys in one object: AND
     # no filter at all: everything of the user (operations narrows that to the project)
@@ -175,7 +211,7 @@ MALFORMED = [
     ({"metadata": {"confidence": {"gt": float("nan")}}}, "finite number"),
     ({"metadata": {"confidence": {"lt": float("inf")}}}, "finite number"),
     ('{"metadata": {"confidence": {"gt": NaN}}}', "finite number"),
-    ({"metadata": {"n": 10 ** 30}}, "out of range"),
+    ({"metadata": {"n": 10**30}}, "out of range"),
     ({"app_id": {"in": "acme-api"}}, "in takes a non-empty list"),
     ({"app_id": {"nin": []}}, "nin takes a non-empty list"),
     ({"app_id": {}}, "empty operator object"),
@@ -227,14 +263,17 @@ def test_too_many_conditions_are_refused():
         compile_filters({"OR": [{"app_id": str(i)} for i in range(5_000)]}, user_id="alice")
 
 
-@pytest.mark.parametrize("filters", [
-    {"user_id": "bob"},
-    {"user_id": {"eq": "bob"}},
-    {"user_id": {"in": ["alice", "bob"]}},
-    {"AND": [{"app_id": "acme-api"}, {"user_id": "bob"}]},
-    {"OR": [{"user_id": "alice"}, {"NOT": [{"user_id": "mallory"}]}]},
-    '{"user_id": "bob"}',
-])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"user_id": "bob"},
+        {"user_id": {"eq": "bob"}},
+        {"user_id": {"in": ["alice", "bob"]}},
+        {"AND": [{"app_id": "acme-api"}, {"user_id": "bob"}]},
+        {"OR": [{"user_id": "alice"}, {"NOT": [{"user_id": "mallory"}]}]},
+        '{"user_id": "bob"}',
+    ],
+)
 def test_another_user_id_is_a_scope_error(filters):
     with pytest.raises(ScopeError, match="another user"):
         compile_filters(filters, user_id="alice")
@@ -255,7 +294,7 @@ INJECTION = [
     {"metadata": {"*": "decision"}},
     {"created_at": {"gt": "2026-01-01T00:00:00Z' OR 1=1 --"}},
     {"id": "1 OR 1=1"},
-    {"run_id": {"nin": ["' OR 1=1 --"]}, "agent_id": "x\" OR \"1\"=\"1"},
+    {"run_id": {"nin": ["' OR 1=1 --"]}, "agent_id": 'x" OR "1"="1'},
 ]
 
 
@@ -281,14 +320,24 @@ def test_the_readme_filter_examples(run_cli, tmp_path):
     """README, "Filters, memory types and mem0.md": a metadata field is reached through
     `metadata`; a bare `type` key is refused with the list of known keys."""
     project = ["--project-id", "readme"]
-    for text, kind in [("Use PostgreSQL for the ledger", "decision"), ("Tabs, not spaces", "convention"),
-                       ("Fixed the flaky login test", "bug_fix")]:
+    for text, kind in [
+        ("Use PostgreSQL for the ledger", "decision"),
+        ("Tabs, not spaces", "convention"),
+        ("Fixed the flaky login test", "bug_fix"),
+    ]:
         added = run_cli("mem0-memories", "add", text, "--metadata", json.dumps({"type": kind}), *project)
         assert added.returncode == 0, added.stderr
     listed = run_cli("mem0-memories", "list", *project, "--filters", '{"metadata": {"type": "decision"}}')
     assert listed.returncode == 0 and "Use PostgreSQL" in listed.stdout and "Tabs" not in listed.stdout
-    both = run_cli("mem0-memories", "list", *project, "--filters", json.dumps(
-        {"AND": [{"metadata": {"type": {"in": ["decision", "convention"]}}}, {"created_at": {"gte": "2026-11-01"}}]}))
+    both = run_cli(
+        "mem0-memories",
+        "list",
+        *project,
+        "--filters",
+        json.dumps(
+            {"AND": [{"metadata": {"type": {"in": ["decision", "convention"]}}}, {"created_at": {"gte": "2026-11-01"}}]}
+        ),
+    )
     assert both.returncode == 0 and "Use PostgreSQL" in both.stdout and "Tabs" in both.stdout
     assert "flaky" not in both.stdout
     refused = run_cli("mem0-memories", "list", *project, "--filters", '{"type": "decision"}')

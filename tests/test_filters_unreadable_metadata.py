@@ -14,7 +14,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller, get_memories, search_memories
 from mem0_plugin.store import SqliteStore
@@ -22,10 +21,16 @@ from mem0_plugin.transfer import import_memories
 
 # Every memory mentions "auth", so one search reaches them all; ids name what each one is.
 RECORDS = [
-    {"id": "full", "memory": "Deploy the auth service to ECS with Terraform",
-     "metadata": {"type": "decision", "confidence": 0.9, "tags": ["infra", "aws"], "owner": "Ops Team"}},
-    {"id": "other", "memory": "Auth client code uses pnpm workspaces",
-     "metadata": {"type": "convention", "confidence": 0.3, "tags": ["js"], "owner": "Web"}},
+    {
+        "id": "full",
+        "memory": "Deploy the auth service to ECS with Terraform",
+        "metadata": {"type": "decision", "confidence": 0.9, "tags": ["infra", "aws"], "owner": "Ops Team"},
+    },
+    {
+        "id": "other",
+        "memory": "Auth client code uses pnpm workspaces",
+        "metadata": {"type": "convention", "confidence": 0.3, "tags": ["js"], "owner": "Web"},
+    },
     {"id": "empty", "memory": "Auth tokens expire after fifteen minutes", "metadata": {}},
 ]
 # Rows imported like "full", then their metadata overwritten by "another tool".
@@ -90,8 +95,14 @@ CASE_IDS = [json.dumps(filters) for filters, _ in CASES]
 
 
 def _identity(tmp: Path) -> Identity:
-    return Identity(user_id="alice", project_id="acme-api", branch="main", home=tmp,
-                    store_url=f"sqlite:///{tmp}/memories.sqlite3", cwd=tmp)
+    return Identity(
+        user_id="alice",
+        project_id="acme-api",
+        branch="main",
+        home=tmp,
+        store_url=f"sqlite:///{tmp}/memories.sqlite3",
+        cwd=tmp,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +116,9 @@ def corrupted(tmp_path_factory):
     with sqlite3.connect(tmp / "memories.sqlite3") as conn:
         for name, text in CORRUPT.items():
             assert conn.execute("UPDATE memories SET metadata = ? WHERE id = ?", (text, name)).rowcount == 1
-        assert conn.execute("SELECT count(*) FROM memories WHERE NOT json_valid(metadata)").fetchone()[0] == len(CORRUPT)
+        assert conn.execute("SELECT count(*) FROM memories WHERE NOT json_valid(metadata)").fetchone()[0] == len(
+            CORRUPT
+        )
     conn.close()
     yield caller, _identity(tmp).store_url
     store.close()
@@ -151,8 +164,7 @@ CLI_CASES = [
 def test_mem0_memories_filters_skip_unreadable_metadata(corrupted, run_cli, command, filters, expected):
     _, store_url = corrupted
     args = ["list", "--page-size", "1000"] if command == "list" else ["search", "auth", "--top-k", "100"]
-    done = run_cli("mem0-memories", *args, "--filters", json.dumps(filters), "--json",
-                   env={"MEM0_STORE": store_url})
+    done = run_cli("mem0-memories", *args, "--filters", json.dumps(filters), "--json", env={"MEM0_STORE": store_url})
     assert done.returncode == 0, done.stderr
     assert "malformed" not in done.stderr
     assert _ids(json.loads(done.stdout)) == expected

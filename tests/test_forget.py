@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from mem0_plugin.forget import parse_selection
 
 ID1 = "11111111-1111-4111-8111-111111111111"
@@ -14,23 +13,44 @@ ID3 = "33333333-3333-4333-8333-333333333333"
 ID4 = "44444444-4444-4444-8444-444444444444"
 OTHER_PROJECT = "55555555-5555-4555-8555-555555555555"
 PLANTED = [
-    {"id": ID1, "memory": "Use PostgreSQL for the auth database", "metadata": {"type": "decision"},
-     "created_at": "2026-05-01T10:00:00Z"},
-    {"id": ID2, "memory": "Auth tokens expire after 15 minutes", "metadata": {"type": "convention"},
-     "created_at": "2026-05-02T10:00:00Z"},
+    {
+        "id": ID1,
+        "memory": "Use PostgreSQL for the auth database",
+        "metadata": {"type": "decision"},
+        "created_at": "2026-05-01T10:00:00Z",
+    },
+    {
+        "id": ID2,
+        "memory": "Auth tokens expire after 15 minutes",
+        "metadata": {"type": "convention"},
+        "created_at": "2026-05-02T10:00:00Z",
+    },
     {"id": ID3, "memory": "Deploy the auth service to ECS", "metadata": {}, "created_at": "2026-05-03T10:00:00Z"},
-    {"id": ID4, "memory": "Run tests with pytest -q", "metadata": {"type": "convention"},
-     "created_at": "2026-05-04T10:00:00Z"},
-    {"id": OTHER_PROJECT, "memory": "Auth in the other app uses OAuth", "app_id": "other-app",
-     "created_at": "2026-05-05T10:00:00Z"},
+    {
+        "id": ID4,
+        "memory": "Run tests with pytest -q",
+        "metadata": {"type": "convention"},
+        "created_at": "2026-05-04T10:00:00Z",
+    },
+    {
+        "id": OTHER_PROJECT,
+        "memory": "Auth in the other app uses OAuth",
+        "app_id": "other-app",
+        "created_at": "2026-05-05T10:00:00Z",
+    },
 ]
 PROMPT = "Delete which memories? Enter numbers (e.g., 1,3,5), 'all', or 'cancel'. "
-LISTING = "\n".join([
-    'Found 3 memories matching "auth":',
-    "1. Use PostgreSQL for the auth database (type: decision, created: 2026-05-01) [ID: 11111111]",
-    "2. Deploy the auth service to ECS (type: unknown, created: 2026-05-03) [ID: 33333333]",
-    "3. Auth tokens expire after 15 minutes (type: convention, created: 2026-05-02) [ID: 22222222]",
-]) + "\n"
+LISTING = (
+    "\n".join(
+        [
+            'Found 3 memories matching "auth":',
+            "1. Use PostgreSQL for the auth database (type: decision, created: 2026-05-01) [ID: 11111111]",
+            "2. Deploy the auth service to ECS (type: unknown, created: 2026-05-03) [ID: 33333333]",
+            "3. Auth tokens expire after 15 minutes (type: convention, created: 2026-05-02) [ID: 22222222]",
+        ]
+    )
+    + "\n"
+)
 
 
 @pytest.fixture
@@ -45,6 +65,7 @@ def planted(run_cli, tmp_path):
 def forget(run_cli, tmp_path):
     def run(*args, input=None):
         return run_cli("mem0-forget", *args, input=input, cwd=str(tmp_path))
+
     return run
 
 
@@ -53,6 +74,7 @@ def remaining(run_cli, tmp_path):
     def ids() -> set[str]:
         done = run_cli("mem0-memories", "export", "--all-projects", cwd=str(tmp_path))
         return {json.loads(line)["id"] for line in done.stdout.splitlines()}
+
     return ids
 
 
@@ -94,16 +116,26 @@ def test_all(planted, forget, remaining):
 def test_invalid_answer_asks_again(planted, forget, remaining):
     done = forget("auth", input="7\nfoo\n2\n")
     error = "Not understood: '{}'. Enter numbers from 1 to 3 (e.g., 1,3,5), 'all', or 'cancel'.\n"
-    assert done.stdout == (LISTING + PROMPT + error.format("7") + PROMPT + error.format("foo") + PROMPT
-                           + "Deleted 1 memory.\n" + restore_lines(ID3))
+    assert done.stdout == (
+        LISTING
+        + PROMPT
+        + error.format("7")
+        + PROMPT
+        + error.format("foo")
+        + PROMPT
+        + "Deleted 1 memory.\n"
+        + restore_lines(ID3)
+    )
     assert remaining() == ALL - {ID3}
 
 
 def test_by_id_yes(planted, forget, remaining):
     done = forget(ID2, input="y\n")
     assert done.returncode == 0
-    assert done.stdout == ('Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
-                           "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2))
+    assert done.stdout == (
+        'Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
+        "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2)
+    )
     assert remaining() == ALL - {ID2}
 
 
@@ -111,8 +143,12 @@ def test_by_id_yes(planted, forget, remaining):
 def test_by_id_anything_but_yes_keeps_it(planted, forget, remaining, answer, tail):
     done = forget(ID2, input=answer)
     prompts = "Delete this memory? [y/N] " * (2 if answer.startswith("what") else 1)
-    assert done.stdout == ('Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
-                           + prompts + tail + "Cancelled. Nothing deleted.\n")
+    assert done.stdout == (
+        'Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
+        + prompts
+        + tail
+        + "Cancelled. Nothing deleted.\n"
+    )
     assert remaining() == ALL
 
 
@@ -128,8 +164,10 @@ def test_unknown_id_and_no_matches_are_clear(planted, forget, remaining):
     assert (done.returncode, done.stdout) == (3, "")
     assert done.stderr == f"mem0-forget: error: memory {unknown} not found; nothing was deleted\n"
     done = forget("kubernetes", "helm")
-    assert (done.returncode, done.stdout) == (0, 'No memories match "kubernetes helm" in project acme-api. '
-                                                 "Nothing deleted.\n")
+    assert (done.returncode, done.stdout) == (
+        0,
+        'No memories match "kubernetes helm" in project acme-api. Nothing deleted.\n',
+    )
     assert remaining() == ALL
 
 
@@ -159,11 +197,14 @@ def test_ids_with_an_unknown_id_delete_nothing(planted, forget, remaining):
     assert remaining() == ALL
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--ids", ID1], "--ids deletes without asking: add --yes to confirm"),
-    (["auth", "--yes"], "--yes only goes with --ids; a search or an id asks before deleting"),
-    ([], "what should be forgotten? Give a search query, a memory id, or --ids ID,... --yes"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--ids", ID1], "--ids deletes without asking: add --yes to confirm"),
+        (["auth", "--yes"], "--yes only goes with --ids; a search or an id asks before deleting"),
+        ([], "what should be forgotten? Give a search query, a memory id, or --ids ID,... --yes"),
+    ],
+)
 def test_refusals(planted, forget, remaining, args, message):
     done = forget(*args)
     assert done.returncode == 2
@@ -189,8 +230,12 @@ def test_deleted_memory_can_be_restored(planted, forget, run_cli, tmp_path, rema
 
 
 def test_credentials_are_masked_in_listings(run_cli, tmp_path, forget):
-    assert run_cli("mem0-memories", "add", "Staging AWS key AKIAIOSFODNN7EXAMPLE for auth uploads",
-                   cwd=str(tmp_path)).returncode == 0
+    assert (
+        run_cli(
+            "mem0-memories", "add", "Staging AWS key AKIAIOSFODNN7EXAMPLE for auth uploads", cwd=str(tmp_path)
+        ).returncode
+        == 0
+    )
     done = forget("auth", input="cancel\n")
     assert "Staging AWS key AKIA**** for auth uploads (type: unknown" in done.stdout
     assert "AKIAIOSFODNN7EXAMPLE" not in done.stdout
@@ -204,9 +249,16 @@ def test_control_characters_are_neutralised(run_cli, tmp_path, forget):
     assert "\x1b" not in done.stdout
 
 
-@pytest.mark.parametrize("answer, numbers", [
-    ("1,3", (1, 3)), ("3 1", (3, 1)), ("1, 1,2", (1, 2)), ("2-3", (2, 3)), ("ALL", (1, 2, 3)),
-])
+@pytest.mark.parametrize(
+    "answer, numbers",
+    [
+        ("1,3", (1, 3)),
+        ("3 1", (3, 1)),
+        ("1, 1,2", (1, 2)),
+        ("2-3", (2, 3)),
+        ("ALL", (1, 2, 3)),
+    ],
+)
 def test_parse_selection(answer, numbers):
     assert parse_selection(answer, 3).numbers == numbers
 
@@ -219,11 +271,14 @@ def test_parse_selection_refuses(answer):
 
 # -- short ids: the [ID: ...] of a listing is enough ---------------------------------------
 
+
 def test_the_listed_short_id_finds_the_memory(planted, forget, remaining):
     done = forget(ID2[:8], input="y\n")
     assert done.returncode == 0, done.stderr
-    assert done.stdout == ('Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
-                           "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2))
+    assert done.stdout == (
+        'Found: "Auth tokens expire after 15 minutes" (created 2026-05-02)\n'
+        "Delete this memory? [y/N] Deleted 1 memory.\n" + restore_lines(ID2)
+    )
     assert remaining() == ALL - {ID2}
 
 
@@ -234,10 +289,13 @@ def test_ids_take_short_ids_and_delete_each_once(planted, forget, remaining):
     assert remaining() == ALL - {ID1, ID4}
 
 
-@pytest.mark.parametrize("ids, code, message", [
-    ("1111", 2, "id prefix 1111 is too short: give at least 8 characters of the id; nothing was deleted"),
-    ("99999999", 3, "memory 99999999 not found; nothing was deleted"),
-])
+@pytest.mark.parametrize(
+    "ids, code, message",
+    [
+        ("1111", 2, "id prefix 1111 is too short: give at least 8 characters of the id; nothing was deleted"),
+        ("99999999", 3, "memory 99999999 not found; nothing was deleted"),
+    ],
+)
 def test_ids_with_a_short_or_unknown_prefix_delete_nothing(planted, forget, remaining, ids, code, message):
     done = forget("--ids", f"{ID2},{ids}", "--yes")
     assert (done.returncode, done.stdout, done.stderr) == (code, "", f"mem0-forget: error: {message}\n")
@@ -246,8 +304,7 @@ def test_ids_with_a_short_or_unknown_prefix_delete_nothing(planted, forget, rema
 
 def test_a_word_that_prefixes_no_id_is_a_search(planted, forget, remaining):
     done = forget("99999999")
-    assert (done.returncode, done.stdout) == (0, 'No memories match "99999999" in project acme-api. '
-                                                 "Nothing deleted.\n")
+    assert (done.returncode, done.stdout) == (0, 'No memories match "99999999" in project acme-api. Nothing deleted.\n')
     assert remaining() == ALL
 
 
@@ -258,6 +315,8 @@ def test_an_ambiguous_short_id_is_refused(run_cli, tmp_path, forget, remaining):
     for args in (["abcdef12"], ["--ids", "abcdef12", "--yes"]):
         done = forget(*args, input="y\n")
         assert (done.returncode, done.stdout) == (2, "")
-        assert done.stderr == ("mem0-forget: error: id prefix abcdef12 matches 2 memories; give more characters "
-                               "of the id; nothing was deleted\n")
+        assert done.stderr == (
+            "mem0-forget: error: id prefix abcdef12 matches 2 memories; give more characters "
+            "of the id; nothing was deleted\n"
+        )
     assert remaining() == {twin["id"] for twin in twins}

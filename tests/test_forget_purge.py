@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from mem0_plugin.store import SqliteStore
 
 SECRET = "ghp_" + "Zq9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
@@ -27,8 +26,10 @@ def store_path(mem0_home) -> Path:
 
 @pytest.fixture
 def planted(run_cli, tmp_path, store_path):
-    records = [{"id": SECRET_ID, "memory": TEXT, "metadata": {"type": "environmental"}},
-               {"id": KEEP_ID, "memory": "CI runs the release job on tags", "metadata": {"type": "workflow"}}]
+    records = [
+        {"id": SECRET_ID, "memory": TEXT, "metadata": {"type": "environmental"}},
+        {"id": KEEP_ID, "memory": "CI runs the release job on tags", "metadata": {"type": "workflow"}},
+    ]
     records += [{"memory": f"filler memory {n} about the build"} for n in range(200)]
     (tmp_path / "in.json").write_text(json.dumps(records))
     assert run_cli("mem0-memories", "import", str(tmp_path / "in.json")).returncode == 0
@@ -48,8 +49,10 @@ def traces_in_files(store_path: Path) -> list[bytes]:
 
 def kept_state(run_cli) -> tuple[str, str]:
     """What must survive a purge: the other memory and its history, exactly."""
-    return (run_cli("mem0-memories", "get", KEEP_ID, "--show-secrets").stdout,
-            run_cli("mem0-memories", "history", KEEP_ID, "--json").stdout)
+    return (
+        run_cli("mem0-memories", "get", KEEP_ID, "--show-secrets").stdout,
+        run_cli("mem0-memories", "history", KEEP_ID, "--json").stdout,
+    )
 
 
 def test_a_plain_forget_leaves_the_secret_in_the_file(planted, run_cli, store_path):
@@ -63,15 +66,19 @@ def test_a_plain_forget_leaves_the_secret_in_the_file(planted, run_cli, store_pa
 @pytest.mark.parametrize("how", ["by id", "by short id", "by query", "ids yes"])
 def test_purge_leaves_no_trace_of_the_text_and_loses_nothing_else(planted, run_cli, store_path, how):
     kept = kept_state(run_cli)
-    args, answer = {"by id": ([SECRET_ID], "y\n"), "by short id": ([SECRET_ID[:8]], "y\n"),
-                    "by query": (["deploy", "token"], "1\n"),
-                    "ids yes": (["--ids", SECRET_ID[:8], "--yes"], None)}[how]
+    args, answer = {
+        "by id": ([SECRET_ID], "y\n"),
+        "by short id": ([SECRET_ID[:8]], "y\n"),
+        "by query": (["deploy", "token"], "1\n"),
+        "ids yes": (["--ids", SECRET_ID[:8], "--yes"], None),
+    }[how]
     done = run_cli("mem0-forget", *args, "--purge", input=answer)
     assert done.returncode == 0, done.stderr
     if answer:
         assert "--purge: the text is erased from the history too; it cannot be restored.\n" in done.stdout
-    assert done.stdout.endswith("Deleted 1 memory.\nPurged: the text is gone from the history too; "
-                                "this cannot be undone.\n")
+    assert done.stdout.endswith(
+        "Deleted 1 memory.\nPurged: the text is gone from the history too; this cannot be undone.\n"
+    )
     assert "restore" not in done.stdout.split("Deleted")[1]
 
     assert traces_in_files(store_path) == []
@@ -111,7 +118,9 @@ def test_cancelled_purge_changes_nothing(planted, run_cli, store_path):
 def test_purge_with_a_json_listing_is_refused(planted, run_cli):
     done = run_cli("mem0-forget", "deploy", "--json", "--purge")
     assert (done.returncode, done.stderr) == (
-        2, "mem0-forget: error: --purge goes with a deletion; a search with --json deletes nothing\n")
+        2,
+        "mem0-forget: error: --purge goes with a deletion; a search with --json deletes nothing\n",
+    )
 
 
 def test_a_reader_holding_the_log_is_said_and_the_text_leaves_when_it_closes(planted, run_cli, store_path):
@@ -120,7 +129,9 @@ def test_a_reader_holding_the_log_is_said_and_the_text_leaves_when_it_closes(pla
         reader.count("alice")
         done = run_cli("mem0-forget", "--ids", SECRET_ID, "--yes", "--purge")
         assert done.returncode == 0, done.stderr
-        assert done.stdout.endswith("Note: another process has the store open; the purged text leaves the store's "
-                                    "write-ahead log (the -wal file) once it closes the store.\n")
+        assert done.stdout.endswith(
+            "Note: another process has the store open; the purged text leaves the store's "
+            "write-ahead log (the -wal file) once it closes the store.\n"
+        )
     reader.close()  # the last connection to close empties the log into the file
     assert traces_in_files(store_path) == []

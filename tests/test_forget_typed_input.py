@@ -42,6 +42,7 @@ def forget(run_cli, tmp_path):
         done = run_cli("mem0-forget", *args, input=input, cwd=str(tmp_path))
         assert done.returncode == 0, done.stderr
         return done
+
     return run
 
 
@@ -74,8 +75,11 @@ def test_json_carries_the_query_masked(forget, secret, shown):
     _assert_hidden(done, secret)
 
 
-@pytest.mark.parametrize("secret, shown", [s for s in SECRETS if " " not in s[0]],
-                         ids=[shown for secret, shown in SECRETS if " " not in secret])
+@pytest.mark.parametrize(
+    "secret, shown",
+    [s for s in SECRETS if " " not in s[0]],
+    ids=[shown for secret, shown in SECRETS if " " not in secret],
+)
 def test_a_secret_pasted_at_the_prompt_is_refused_masked(forget, secret, shown):
     done = forget("auth", input=f"{secret}\ncancel\n")
     assert f"Not understood: {shown!r}." in done.stdout
@@ -88,14 +92,17 @@ def test_a_plain_query_is_echoed_as_typed(forget, query):
     assert json.loads(forget(query, "--json").stdout)["query"] == query
 
 
-@pytest.mark.parametrize("answer", [
-    "\u0661",          # Arabic-Indic 1
-    "\uff11",          # full-width 1
-    "\u0967",          # Devanagari 1
-    "\u0661-\u0661",   # a range of them
-    "1,\u0661",        # one good number does not carry a bad one
-    "\u00b9",          # superscript 1
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "\u0661",  # Arabic-Indic 1
+        "\uff11",  # full-width 1
+        "\u0967",  # Devanagari 1
+        "\u0661-\u0661",  # a range of them
+        "1,\u0661",  # one good number does not carry a bad one
+        "\u00b9",  # superscript 1
+    ],
+)
 def test_non_ascii_digits_at_the_prompt_are_not_understood_and_delete_nothing(forget, answer):
     done = forget("auth", input=f"{answer}\ncancel\n")
     assert "Not understood: " in done.stdout

@@ -14,28 +14,51 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.quality import known_types, scan_quality
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 
 NOW = "2026-06-01T00:00:00Z"
 PLANTED = [
-    ("00000000-0000-4000-8000-000000000001", "Run the test suite with pytest before every commit",
-     {"type": "convention"}, "2026-05-01T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000002", "Always run the test suite with pytest before every commit",
-     {"type": "convention"}, "2026-05-02T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000003", "Working on the login refactor in src/auth/login.py",
-     {"type": "session_state"}, "2026-01-10T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000004", "Maybe caching helps sometimes",
-     {"type": "task_learning", "confidence": 0.2}, "2026-04-01T10:00:00Z"),
+    (
+        "00000000-0000-4000-8000-000000000001",
+        "Run the test suite with pytest before every commit",
+        {"type": "convention"},
+        "2026-05-01T10:00:00Z",
+    ),
+    (
+        "00000000-0000-4000-8000-000000000002",
+        "Always run the test suite with pytest before every commit",
+        {"type": "convention"},
+        "2026-05-02T10:00:00Z",
+    ),
+    (
+        "00000000-0000-4000-8000-000000000003",
+        "Working on the login refactor in src/auth/login.py",
+        {"type": "session_state"},
+        "2026-01-10T10:00:00Z",
+    ),
+    (
+        "00000000-0000-4000-8000-000000000004",
+        "Maybe caching helps sometimes",
+        {"type": "task_learning", "confidence": 0.2},
+        "2026-04-01T10:00:00Z",
+    ),
     ("00000000-0000-4000-8000-000000000005", "Deploy the API to ECS", {"type": "decision"}, "2026-03-01T10:00:00Z"),
     ("00000000-0000-4000-8000-000000000006", "Deploy the API to Vercel", {"type": "decision"}, "2026-05-20T10:00:00Z"),
     ("00000000-0000-4000-8000-000000000007", "The staging database is called acme-stage", {}, "2026-05-03T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000008", "CI uploads artifacts with the AWS key AKIAIOSFODNN7EXAMPLE",
-     {"type": "environmental"}, "2026-05-04T10:00:00Z"),
-    ("00000000-0000-4000-8000-000000000009", "Prefer small pull requests",
-     {"type": "user_preference", "confidence": 0.4}, "2026-05-05T10:00:00Z"),
+    (
+        "00000000-0000-4000-8000-000000000008",
+        "CI uploads artifacts with the AWS key AKIAIOSFODNN7EXAMPLE",
+        {"type": "environmental"},
+        "2026-05-04T10:00:00Z",
+    ),
+    (
+        "00000000-0000-4000-8000-000000000009",
+        "Prefer small pull requests",
+        {"type": "user_preference", "confidence": 0.4},
+        "2026-05-05T10:00:00Z",
+    ),
 ]
 
 
@@ -52,8 +75,7 @@ def health(run_cli, tmp_path, *args, **kw):
 
 
 def plant(run_cli, tmp_path, records) -> None:
-    lines = [json.dumps({"id": i, "memory": text, "metadata": meta, "created_at": at})
-             for i, text, meta, at in records]
+    lines = [json.dumps({"id": i, "memory": text, "metadata": meta, "created_at": at}) for i, text, meta, at in records]
     source = tmp_path / "planted.jsonl"
     source.write_text("\n".join(lines) + "\n")
     done = run_cli("mem0-memories", "import", str(source), cwd=str(tmp_path))
@@ -61,14 +83,19 @@ def plant(run_cli, tmp_path, records) -> None:
 
 
 def checks(home: Path, count: str, *, lock: str = "PASS  Dream lock       free", deep: bool = False) -> list[str]:
-    write = ("SKIP  Write/Read       skipped: --deep is read-only" if deep
-             else "PASS  Write/Read       write + delete OK")
-    return ["## mem0 health", "",
-            f"PASS  Store            {store_url(home)} ({count})",
-            "PASS  Identity         user=alice, project=acme-api, branch=unknown",
-            "PASS  Search           <N>ms",
-            write,
-            lock, ""]
+    write = (
+        "SKIP  Write/Read       skipped: --deep is read-only" if deep else "PASS  Write/Read       write + delete OK"
+    )
+    return [
+        "## mem0 health",
+        "",
+        f"PASS  Store            {store_url(home)} ({count})",
+        "PASS  Identity         user=alice, project=acme-api, branch=unknown",
+        "PASS  Search           <N>ms",
+        write,
+        lock,
+        "",
+    ]
 
 
 # ---------------------------------------------------------------- healthy
@@ -83,8 +110,9 @@ def test_healthy_store_exact_output(run_cli, tmp_path, mem0_home):
 
 
 def test_count_uses_thousands_separator_and_the_projects_memories(run_cli, tmp_path, mem0_home):
-    records = [(None, f"note number {n} about module m{n}", {"type": "decision"}, "2026-05-01T10:00:00Z")
-               for n in range(1204)]
+    records = [
+        (None, f"note number {n} about module m{n}", {"type": "decision"}, "2026-05-01T10:00:00Z") for n in range(1204)
+    ]
     lines = [json.dumps({"memory": text, "metadata": meta, "created_at": at}) for _, text, meta, at in records]
     lines.append(json.dumps({"memory": "another project's note", "app_id": "other-app"}))
     (tmp_path / "many.jsonl").write_text("\n".join(lines))
@@ -108,10 +136,18 @@ def test_write_probe_leaves_no_trace(run_cli, tmp_path, mem0_home):
 
 def test_write_probe_sweeps_a_leftover_probe(run_cli, tmp_path, mem0_home):
     with SqliteStore(mem0_home / "memories.sqlite3") as store, store.write() as writer:
-        writer.insert(Memory(id="00000000-0000-4000-8000-00000000dead", memory="probe", user_id="alice",
-                             app_id="__mem0_health__", metadata={"source": "mem0-health"},
-                             created_at="2026-05-01T00:00:00+00:00", updated_at="2026-05-01T00:00:00+00:00"),
-                      actor="mem0-health")
+        writer.insert(
+            Memory(
+                id="00000000-0000-4000-8000-00000000dead",
+                memory="probe",
+                user_id="alice",
+                app_id="__mem0_health__",
+                metadata={"source": "mem0-health"},
+                created_at="2026-05-01T00:00:00+00:00",
+                updated_at="2026-05-01T00:00:00+00:00",
+            ),
+            actor="mem0-health",
+        )
     assert health(run_cli, tmp_path).returncode == 0
     with sqlite3.connect(mem0_home / "memories.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
@@ -127,19 +163,27 @@ def test_unwritable_home_exact_output(run_cli, tmp_path):
     home = blocker / "home"
     done = health(run_cli, tmp_path, env={"MEM0_HOME": str(home)})
     assert done.returncode == 1
-    assert done.stdout == "\n".join([
-        "## mem0 health", "",
-        f"FAIL  Store            cannot create the store directory {home}: Not a directory",
-        "PASS  Identity         user=alice, project=acme-api, branch=unknown",
-        "FAIL  Search           not run: the store did not open",
-        "FAIL  Write/Read       not run: the store did not open",
-        "PASS  Dream lock       free", "",
-        "3 checks failed.", "",
-        "## Troubleshooting", "",
-        f"- Store: {blocker} is not a directory, so {home} cannot be created. Set MEM0_HOME to a writable "
-        f"directory (or --store <file path>), or move {blocker} aside.",
-        "- Search: fix the Store check first; this check needs an open store.",
-        "- Write/Read: fix the Store check first; this check needs an open store.", ""])
+    assert done.stdout == "\n".join(
+        [
+            "## mem0 health",
+            "",
+            f"FAIL  Store            cannot create the store directory {home}: Not a directory",
+            "PASS  Identity         user=alice, project=acme-api, branch=unknown",
+            "FAIL  Search           not run: the store did not open",
+            "FAIL  Write/Read       not run: the store did not open",
+            "PASS  Dream lock       free",
+            "",
+            "3 checks failed.",
+            "",
+            "## Troubleshooting",
+            "",
+            f"- Store: {blocker} is not a directory, so {home} cannot be created. Set MEM0_HOME to a writable "
+            f"directory (or --store <file path>), or move {blocker} aside.",
+            "- Search: fix the Store check first; this check needs an open store.",
+            "- Write/Read: fix the Store check first; this check needs an open store.",
+            "",
+        ]
+    )
 
 
 def test_corrupt_database_exact_output(run_cli, tmp_path, mem0_home):
@@ -148,20 +192,28 @@ def test_corrupt_database_exact_output(run_cli, tmp_path, mem0_home):
     db.write_bytes(b"\x00junk, not a database\xff" * 100)
     done = health(run_cli, tmp_path)
     assert done.returncode == 1
-    assert done.stdout == "\n".join([
-        "## mem0 health", "",
-        f"FAIL  Store            cannot open the store {db}: file is not a database",
-        "PASS  Identity         user=alice, project=acme-api, branch=unknown",
-        "FAIL  Search           not run: the store did not open",
-        "FAIL  Write/Read       not run: the store did not open",
-        "PASS  Dream lock       free", "",
-        "3 checks failed.", "",
-        "## Troubleshooting", "",
-        f"- Store: {db} is not a readable SQLite database (corrupt or not a store). Move it aside: "
-        f"mv {db} {db}.corrupt and run mem0-health again (a new, empty store is created); then restore your "
-        f"memories from a backup written by `mem0-memories export -o FILE` with `mem0-memories import FILE`.",
-        "- Search: fix the Store check first; this check needs an open store.",
-        "- Write/Read: fix the Store check first; this check needs an open store.", ""])
+    assert done.stdout == "\n".join(
+        [
+            "## mem0 health",
+            "",
+            f"FAIL  Store            cannot open the store {db}: file is not a database",
+            "PASS  Identity         user=alice, project=acme-api, branch=unknown",
+            "FAIL  Search           not run: the store did not open",
+            "FAIL  Write/Read       not run: the store did not open",
+            "PASS  Dream lock       free",
+            "",
+            "3 checks failed.",
+            "",
+            "## Troubleshooting",
+            "",
+            f"- Store: {db} is not a readable SQLite database (corrupt or not a store). Move it aside: "
+            f"mv {db} {db}.corrupt and run mem0-health again (a new, empty store is created); then restore your "
+            f"memories from a backup written by `mem0-memories export -o FILE` with `mem0-memories import FILE`.",
+            "- Search: fix the Store check first; this check needs an open store.",
+            "- Write/Read: fix the Store check first; this check needs an open store.",
+            "",
+        ]
+    )
     assert db.read_bytes() == b"\x00junk, not a database\xff" * 100
 
 
@@ -177,9 +229,10 @@ def test_corrupt_database_deep_still_prints_memory_quality(run_cli, tmp_path, me
 def test_unsupported_store_url(run_cli, tmp_path):
     done = health(run_cli, tmp_path, "--store", "postgresql://db/mem0")
     assert done.returncode == 1
-    assert ("FAIL  Store            store URL scheme 'postgresql' is not supported yet (PostgreSQL stores come in "
-            "a later release); use sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path\n") \
-        in done.stdout
+    assert (
+        "FAIL  Store            store URL scheme 'postgresql' is not supported yet (PostgreSQL stores come in "
+        "a later release); use sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path\n"
+    ) in done.stdout
     assert "- Store: set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes)" in done.stdout
 
 
@@ -207,8 +260,12 @@ def test_bad_cwd_fails_identity_but_runs_every_check(run_cli, tmp_path):
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert [line[:22] for line in lines[2:7]] == [
-        "FAIL  Store           ", "FAIL  Identity        ", "FAIL  Search          ",
-        "FAIL  Write/Read      ", "PASS  Dream lock      "]
+        "FAIL  Store           ",
+        "FAIL  Identity        ",
+        "FAIL  Search          ",
+        "FAIL  Write/Read      ",
+        "PASS  Dream lock      ",
+    ]
     assert f"FAIL  Identity         --cwd is not a directory: {tmp_path / 'missing'}" in lines
 
 
@@ -216,8 +273,9 @@ def test_bad_cwd_fails_identity_but_runs_every_check(run_cli, tmp_path):
 
 
 def write_lock(path: Path, pid: int, epoch: float, host: str | None = None) -> None:
-    path.write_text(json.dumps({"time": "x", "epoch": epoch, "pid": pid, "host": host or socket.gethostname(),
-                                "token": "t"}))
+    path.write_text(
+        json.dumps({"time": "x", "epoch": epoch, "pid": pid, "host": host or socket.gethostname(), "token": "t"})
+    )
 
 
 def since(epoch: float) -> str:
@@ -230,8 +288,10 @@ def test_lock_held_by_a_live_run_passes(run_cli, tmp_path, mem0_home):
     write_lock(lock, os.getpid(), epoch)
     done = health(run_cli, tmp_path)
     assert done.returncode == 0
-    line = (f"PASS  Dream lock       held by pid {os.getpid()} on host {socket.gethostname()} since "
-            f"{since(epoch)} (a mem0-dream --auto run in progress)")
+    line = (
+        f"PASS  Dream lock       held by pid {os.getpid()} on host {socket.gethostname()} since "
+        f"{since(epoch)} (a mem0-dream --auto run in progress)"
+    )
     assert ms_masked(done.stdout) == "\n".join(checks(mem0_home, "0 memories", lock=line) + ["All checks passed.", ""])
     assert lock.exists()
 
@@ -241,12 +301,15 @@ def test_lock_older_than_ten_minutes_is_stale(run_cli, tmp_path):
     write_lock(lock, os.getpid(), 1_700_000_000.0)
     done = health(run_cli, tmp_path)
     assert done.returncode == 1
-    assert (f"FAIL  Dream lock       stale: held by pid {os.getpid()} on host {socket.gethostname()} since "
-            f"2023-11-14 22:13:20 UTC (older than 10 minutes)\n") in done.stdout
+    assert (
+        f"FAIL  Dream lock       stale: held by pid {os.getpid()} on host {socket.gethostname()} since "
+        f"2023-11-14 22:13:20 UTC (older than 10 minutes)\n"
+    ) in done.stdout
     assert done.stdout.endswith(
         "\n1 check failed.\n\n## Troubleshooting\n\n"
         f"- Dream lock: a mem0-dream --auto run was killed or crashed without removing {lock}. Harmless: the next "
-        f"--auto run takes the lock over. To clear it now: rm {lock}\n")
+        f"--auto run takes the lock over. To clear it now: rm {lock}\n"
+    )
     assert lock.exists(), "health only reports; it removes nothing"
 
 
@@ -258,8 +321,10 @@ def test_lock_of_a_dead_process_is_stale(run_cli, tmp_path):
     write_lock(lock, dead_pid, epoch)
     done = health(run_cli, tmp_path)
     assert done.returncode == 1
-    assert (f"FAIL  Dream lock       stale: held by pid {dead_pid} on host {socket.gethostname()} since "
-            f"{since(epoch)} (that process no longer exists)\n") in done.stdout
+    assert (
+        f"FAIL  Dream lock       stale: held by pid {dead_pid} on host {socket.gethostname()} since "
+        f"{since(epoch)} (that process no longer exists)\n"
+    ) in done.stdout
 
 
 def test_lock_path_that_is_a_symlink_is_unusable(run_cli, tmp_path):
@@ -268,8 +333,10 @@ def test_lock_path_that_is_a_symlink_is_unusable(run_cli, tmp_path):
     done = health(run_cli, tmp_path)
     assert done.returncode == 1
     assert f"FAIL  Dream lock       unusable: {lock}\n" in done.stdout
-    assert (f"- Dream lock: the lock path {lock} is a symbolic link; refusing to follow it. Remove the link "
-            f"(rm {lock}) or set MEM0_DREAM_LOCK to another path.\n") in done.stdout
+    assert (
+        f"- Dream lock: the lock path {lock} is a symbolic link; refusing to follow it. Remove the link "
+        f"(rm {lock}) or set MEM0_DREAM_LOCK to another path.\n"
+    ) in done.stdout
     assert not (tmp_path / "elsewhere").exists()
 
 
@@ -303,8 +370,13 @@ def test_json_failure_exits_one(run_cli, tmp_path, mem0_home):
     answer = json.loads(done.stdout)
     assert answer["ok"] is False and answer["quality"] is None
     statuses = {c["name"]: c["status"] for c in answer["checks"]}
-    assert statuses == {"Store": "FAIL", "Identity": "PASS", "Search": "FAIL", "Write/Read": "SKIP",
-                        "Dream lock": "PASS"}
+    assert statuses == {
+        "Store": "FAIL",
+        "Identity": "PASS",
+        "Search": "FAIL",
+        "Write/Read": "SKIP",
+        "Dream lock": "PASS",
+    }
     assert "mv " in answer["checks"][0]["fix"]
 
 
@@ -325,36 +397,45 @@ def test_deep_finds_planted_problems_and_writes_nothing(run_cli, tmp_path, mem0_
     done = health(run_cli, tmp_path, "--deep", "--now", NOW)
     assert done.returncode == 0, done.stderr
     assert files(mem0_home) == before
-    assert ms_masked(done.stdout) == "\n".join(checks(mem0_home, "9 memories", deep=True) + [
-        "All checks passed.", "",
-        "## Quality scan", "",
-        "Scanned 9 memories of project acme-api.", "",
-        "Duplicates (1):",
-        f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% similar: "
-        '"Run the test suite with pytest before every commit" / "Always run the test suite with pytest before every commit"',
-        "",
-        "Stale (2):",
-        f'  {ID.format(3)} — session_state, 141d old: "Working on the login refactor in src/auth/login.py"',
-        f'  {ID.format(4)} — task_learning, confidence 0.2, 60d old: "Maybe caching helps sometimes"',
-        "",
-        "Low confidence (2):",
-        f'  {ID.format(4)} — task_learning, confidence 0.2: "Maybe caching helps sometimes"',
-        f'  {ID.format(9)} — user_preference, confidence 0.4: "Prefer small pull requests"',
-        "",
-        "Contradictions (1):",
-        f'  {ID.format(6)} vs {ID.format(5)} — decision: "Deploy the API"',
-        "",
-        "Orphans (1):",
-        f'  {ID.format(7)} — no type: "The staging database is called acme-stage"',
-        "",
-        "Credentials (1):",
-        f'  {ID.format(8)} — AWS access key: "CI uploads artifacts with the AWS key AKIA****"',
-        "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
-        "(the store's history keeps deleted text).",
-        "",
-        "## Memory Quality", "",
-        "Duplicates: 1 · Stale: 2 · Contradictions: 1 · Orphans: 1",
-        "Run /mem0:dream to fix.", ""])
+    assert ms_masked(done.stdout) == "\n".join(
+        checks(mem0_home, "9 memories", deep=True)
+        + [
+            "All checks passed.",
+            "",
+            "## Quality scan",
+            "",
+            "Scanned 9 memories of project acme-api.",
+            "",
+            "Duplicates (1):",
+            f"  {ID.format(1)} ≈ {ID.format(2)} — convention, 100% similar: "
+            '"Run the test suite with pytest before every commit" / "Always run the test suite with pytest before every commit"',
+            "",
+            "Stale (2):",
+            f'  {ID.format(3)} — session_state, 141d old: "Working on the login refactor in src/auth/login.py"',
+            f'  {ID.format(4)} — task_learning, confidence 0.2, 60d old: "Maybe caching helps sometimes"',
+            "",
+            "Low confidence (2):",
+            f'  {ID.format(4)} — task_learning, confidence 0.2: "Maybe caching helps sometimes"',
+            f'  {ID.format(9)} — user_preference, confidence 0.4: "Prefer small pull requests"',
+            "",
+            "Contradictions (1):",
+            f'  {ID.format(6)} vs {ID.format(5)} — decision: "Deploy the API"',
+            "",
+            "Orphans (1):",
+            f'  {ID.format(7)} — no type: "The staging database is called acme-stage"',
+            "",
+            "Credentials (1):",
+            f'  {ID.format(8)} — AWS access key: "CI uploads artifacts with the AWS key AKIA****"',
+            "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
+            "(the store's history keeps deleted text).",
+            "",
+            "## Memory Quality",
+            "",
+            "Duplicates: 1 · Stale: 2 · Contradictions: 1 · Orphans: 1",
+            "Run /mem0:dream to fix.",
+            "",
+        ]
+    )
     assert "AKIAIOSFODNN7EXAMPLE" not in done.stdout
 
 
@@ -364,12 +445,22 @@ def test_deep_json_lists_findings_with_masked_previews(run_cli, tmp_path, mem0_h
     done = health(run_cli, tmp_path, "--deep", "--json", "--now", NOW)
     assert files(mem0_home) == before
     quality = json.loads(done.stdout)["quality"]
-    assert quality["counts"] == {"duplicates": 1, "stale": 2, "contradictions": 1, "orphans": 1,
-                                 "low_confidence": 2, "credentials": 1}
+    assert quality["counts"] == {
+        "duplicates": 1,
+        "stale": 2,
+        "contradictions": 1,
+        "orphans": 1,
+        "low_confidence": 2,
+        "credentials": 1,
+    }
     assert quality["clean"] is False
-    assert quality["contradictions"] == [{"ids": ["00000000-0000-4000-8000-000000000006",
-                                                  "00000000-0000-4000-8000-000000000005"],
-                                          "type": "decision", "topic": "Deploy the API"}]
+    assert quality["contradictions"] == [
+        {
+            "ids": ["00000000-0000-4000-8000-000000000006", "00000000-0000-4000-8000-000000000005"],
+            "type": "decision",
+            "topic": "Deploy the API",
+        }
+    ]
     assert quality["orphans"] == [{"id": "00000000-0000-4000-8000-000000000007", "type": None}]
     assert quality["credentials"][0]["kinds"] == ["AWS access key"]
     assert "AKIAIOSFODNN7EXAMPLE" not in done.stdout
@@ -379,9 +470,11 @@ def test_deep_on_a_clean_store(run_cli, tmp_path, mem0_home):
     plant(run_cli, tmp_path, [PLANTED[0], PLANTED[4]])
     done = health(run_cli, tmp_path, "--deep", "--now", NOW)
     assert done.returncode == 0
-    assert done.stdout.endswith("\n## Quality scan\n\nScanned 2 memories of project acme-api.\n\n"
-                                "## Memory Quality\n\nDuplicates: 0 · Stale: 0 · Contradictions: 0 · Orphans: 0\n"
-                                "Memory quality: clean.\n")
+    assert done.stdout.endswith(
+        "\n## Quality scan\n\nScanned 2 memories of project acme-api.\n\n"
+        "## Memory Quality\n\nDuplicates: 0 · Stale: 0 · Contradictions: 0 · Orphans: 0\n"
+        "Memory quality: clean.\n"
+    )
 
 
 def test_deep_without_a_store_creates_nothing(run_cli, tmp_path, mem0_home):
@@ -397,10 +490,18 @@ def test_deep_next_to_a_live_writer_leaves_db_and_wal_identical(run_cli, tmp_pat
     plant(run_cli, tmp_path, PLANTED)
     with SqliteStore(mem0_home / "memories.sqlite3") as writer_store:
         with writer_store.write() as writer:  # a connected writer with un-checkpointed WAL content
-            writer.insert(Memory(id="00000000-0000-4000-8000-0000000000aa", memory="Use ruff for linting",
-                                 user_id="alice", app_id="acme-api", metadata={"type": "convention"},
-                                 created_at="2026-05-10T00:00:00+00:00", updated_at="2026-05-10T00:00:00+00:00"),
-                          actor="test")
+            writer.insert(
+                Memory(
+                    id="00000000-0000-4000-8000-0000000000aa",
+                    memory="Use ruff for linting",
+                    user_id="alice",
+                    app_id="acme-api",
+                    metadata={"type": "convention"},
+                    created_at="2026-05-10T00:00:00+00:00",
+                    updated_at="2026-05-10T00:00:00+00:00",
+                ),
+                actor="test",
+            )
         db, wal = mem0_home / "memories.sqlite3", mem0_home / "memories.sqlite3-wal"
         assert wal.exists() and wal.stat().st_size > 0
         before = (db.read_bytes(), wal.read_bytes())
@@ -412,22 +513,45 @@ def test_deep_next_to_a_live_writer_leaves_db_and_wal_identical(run_cli, tmp_pat
 
 def test_deep_honours_mem0_md_categories(run_cli, tmp_path):
     (tmp_path / "mem0.md").write_text("# Project\n\n## Categories\n- release_notes: what shipped\n")
-    plant(run_cli, tmp_path, [("00000000-0000-4000-8000-000000000011", "Version 2.1 shipped the importer",
-                               {"type": "release_notes"}, "2026-05-01T10:00:00Z"),
-                              ("00000000-0000-4000-8000-000000000012", "Random thought about lunch",
-                               {"type": "random_stuff"}, "2026-05-01T10:00:00Z")])
+    plant(
+        run_cli,
+        tmp_path,
+        [
+            (
+                "00000000-0000-4000-8000-000000000011",
+                "Version 2.1 shipped the importer",
+                {"type": "release_notes"},
+                "2026-05-01T10:00:00Z",
+            ),
+            (
+                "00000000-0000-4000-8000-000000000012",
+                "Random thought about lunch",
+                {"type": "random_stuff"},
+                "2026-05-01T10:00:00Z",
+            ),
+        ],
+    )
     done = health(run_cli, tmp_path, "--deep", "--now", NOW)
     assert "Orphans (1):\n" in done.stdout
-    assert ('[mem0:00000000-0000-4000-8000-000000000012] — type "random_stuff" is not a known category: '
-            '"Random thought about lunch"') in done.stdout
+    assert (
+        '[mem0:00000000-0000-4000-8000-000000000012] — type "random_stuff" is not a known category: '
+        '"Random thought about lunch"'
+    ) in done.stdout
 
 
 # ---------------------------------------------------------------- the scan as a pure function
 
 
 def memory(mid: str, text: str, created: str, **metadata) -> Memory:
-    return Memory(id=mid, memory=text, user_id="alice", app_id="acme-api", metadata=metadata,
-                  created_at=created, updated_at=created)
+    return Memory(
+        id=mid,
+        memory=text,
+        user_id="alice",
+        app_id="acme-api",
+        metadata=metadata,
+        created_at=created,
+        updated_at=created,
+    )
 
 
 def test_scan_vocabulary_covers_plugin_types_and_coding_categories():
@@ -439,30 +563,44 @@ def test_scan_vocabulary_covers_plugin_types_and_coding_categories():
 def test_scan_stale_is_what_dream_prunes():
     now = datetime(2026, 6, 1, tzinfo=timezone.utc)
     memories = [
-        memory("a", "kept session notes", "2026-03-03T00:00:00+00:00", type="session_state"),     # 90 days
-        memory("b", "old session notes", "2026-03-02T00:00:00+00:00", type="session_state"),      # 91 days
+        memory("a", "kept session notes", "2026-03-03T00:00:00+00:00", type="session_state"),  # 90 days
+        memory("b", "old session notes", "2026-03-02T00:00:00+00:00", type="session_state"),  # 91 days
         memory("c", "vague guess", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # nothing specific
         memory("d", "pinned old notes", "2025-01-01T00:00:00+00:00", type="compact_summary", pinned=True),
         memory("e", "port 8080 maybe", "2026-05-02T00:00:00+00:00", type="decision", confidence=0.1),  # specific
     ]
     report = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api")
-    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("c", 30, "low_confidence"),
-                                                                      ("b", 91, "retention")]
+    assert [(s.id, s.age_days, s.reason) for s in report.stale] == [("c", 30, "low_confidence"), ("b", 91, "retention")]
     assert [c.id for c in report.low_confidence] == ["c", "e"]
     assert report.counts == {"duplicates": 0, "stale": 2, "contradictions": 0, "orphans": 0}
-    kept_longer = scan_quality(memories, known_types(), now, user_id="alice", project_id="acme-api",
-                               policy={"session_state": 120})  # mem0.md's retention, as dream reads it
+    kept_longer = scan_quality(
+        memories, known_types(), now, user_id="alice", project_id="acme-api", policy={"session_state": 120}
+    )  # mem0.md's retention, as dream reads it
     assert [s.id for s in kept_longer.stale] == ["c"]
 
 
 def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(run_cli, tmp_path, mem0_home):
     """One analysis: --deep's counts are `mem0-dream --plan`'s, over the memories the Store line counts
     (a merged memory is history, not scanned; a pair dream leaves alone is no duplicate)."""
-    plant(run_cli, tmp_path, PLANTED + [
-        ("00000000-0000-4000-8000-000000000010", "Run the linters with ruff before each push",
-         {"type": "convention"}, "2026-05-06T10:00:00Z"),
-        ("00000000-0000-4000-8000-000000000011", "Run the linters with ruff before every push",
-         {"type": "convention"}, "2026-05-07T10:00:00Z")])  # overlap above 60%, but each ≠ every: not merged
+    plant(
+        run_cli,
+        tmp_path,
+        PLANTED
+        + [
+            (
+                "00000000-0000-4000-8000-000000000010",
+                "Run the linters with ruff before each push",
+                {"type": "convention"},
+                "2026-05-06T10:00:00Z",
+            ),
+            (
+                "00000000-0000-4000-8000-000000000011",
+                "Run the linters with ruff before every push",
+                {"type": "convention"},
+                "2026-05-07T10:00:00Z",
+            ),
+        ],
+    )  # overlap above 60%, but each ≠ every: not merged
 
     def deep_and_plan():
         done = health(run_cli, tmp_path, "--deep", "--json", "--now", NOW)
@@ -488,6 +626,7 @@ def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(run_
 
 def test_snapshot_notices_a_writer_that_appears_while_reading(tmp_path):
     from mem0_plugin.health_probes import SnapshotStore
+
     path = tmp_path / "store.sqlite3"
     SqliteStore(path).close()
     assert not path.with_name("store.sqlite3-wal").exists()

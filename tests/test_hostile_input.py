@@ -18,10 +18,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import command_path, mcp_session
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-from conftest import command_path, mcp_session
 from mem0_plugin.records import MAX_TEXT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,10 +28,29 @@ IS_ROOT = os.geteuid() == 0
 
 # what must never reach a terminal raw: ESC (CSI/OSC/DCS...), the 8-bit CSI/OSC/ST, BEL, a lone CR,
 # DEL, and the bidirectional controls that reorder what is displayed
-RAW = ["\x1b", "\x9b", "\x9d", "\x9c", "\x07", "\r", "\x7f", "\u202e", "\u202d", "\u202c", "\u2066", "\u2067",
-       "\u2068", "\u2069", "\u200f", "\u061c", "\u2028"]
-EVIL = ("Use \x1b[31mred\x1b[0m tabs\r\x1b[2Kfor \u202eindentation\u202c \x9b31m \x07 "
-        "\x1b]0;pwned\x07 \x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\ \u2066x\u2069 \x7f")
+RAW = [
+    "\x1b",
+    "\x9b",
+    "\x9d",
+    "\x9c",
+    "\x07",
+    "\r",
+    "\x7f",
+    "\u202e",
+    "\u202d",
+    "\u202c",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200f",
+    "\u061c",
+    "\u2028",
+]
+EVIL = (
+    "Use \x1b[31mred\x1b[0m tabs\r\x1b[2Kfor \u202eindentation\u202c \x9b31m \x07 "
+    "\x1b]0;pwned\x07 \x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\ \u2066x\u2069 \x7f"
+)
 
 
 def assert_inert(*outputs: str) -> None:
@@ -70,15 +88,30 @@ def evil_store(run_cli, tmp_path):
         {"id": "e1", "memory": EVIL, "metadata": {"type": "convention", "confidence": 0.9}, "created_at": days_ago(20)},
         {"id": "e2", "memory": EVIL + " ", "metadata": {"type": "convention"}, "created_at": days_ago(10)},
         {"id": "e3", "memory": "Use Redis \x1b[5m\u202e", "metadata": {"type": "decision"}, "created_at": days_ago(30)},
-        {"id": "e4", "memory": "Don't use Redis \x1b[5m\u202e", "metadata": {"type": "decision"},
-         "created_at": days_ago(3)},
-        {"id": "e5", "memory": "Working on \x1b[8mhidden\x1b[0m refactor\r", "metadata": {"type": "session_state"},
-         "created_at": days_ago(200)},
-        {"id": "e6", "memory": "Deploy \x1b]52;c;cm0gLXJmIH4=\x07 now", "metadata": {"type": "\x1b[31mtype\u202e",
-                                                                                 "confidence": 0.2},
-         "created_at": days_ago(40)},
-        {"id": "e7", "memory": "api key sk-ABCDEFGHIJKLMNOPQRSTUVWX123 \u202e", "metadata": {"type": "environmental"},
-         "created_at": days_ago(5)},
+        {
+            "id": "e4",
+            "memory": "Don't use Redis \x1b[5m\u202e",
+            "metadata": {"type": "decision"},
+            "created_at": days_ago(3),
+        },
+        {
+            "id": "e5",
+            "memory": "Working on \x1b[8mhidden\x1b[0m refactor\r",
+            "metadata": {"type": "session_state"},
+            "created_at": days_ago(200),
+        },
+        {
+            "id": "e6",
+            "memory": "Deploy \x1b]52;c;cm0gLXJmIH4=\x07 now",
+            "metadata": {"type": "\x1b[31mtype\u202e", "confidence": 0.2},
+            "created_at": days_ago(40),
+        },
+        {
+            "id": "e7",
+            "memory": "api key sk-ABCDEFGHIJKLMNOPQRSTUVWX123 \u202e",
+            "metadata": {"type": "environmental"},
+            "created_at": days_ago(5),
+        },
     ]
     done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "evil.jsonl", records)))
     assert done.returncode == 0, done.stderr
@@ -86,13 +119,22 @@ def evil_store(run_cli, tmp_path):
 
 
 COMMANDS = [
-    ("mem0-memories", "list"), ("mem0-memories", "list", "--json"), ("mem0-memories", "list", "--include-merged"),
-    ("mem0-memories", "search", "red tabs indentation"), ("mem0-memories", "search", "red tabs", "--json"),
-    ("mem0-memories", "get", "e1"), ("mem0-memories", "history", "e1"), ("mem0-memories", "history", "e1", "--json"),
+    ("mem0-memories", "list"),
+    ("mem0-memories", "list", "--json"),
+    ("mem0-memories", "list", "--include-merged"),
+    ("mem0-memories", "search", "red tabs indentation"),
+    ("mem0-memories", "search", "red tabs", "--json"),
+    ("mem0-memories", "get", "e1"),
+    ("mem0-memories", "history", "e1"),
+    ("mem0-memories", "history", "e1", "--json"),
     ("mem0-memories", "export"),
-    ("mem0-dream", "--plan"), ("mem0-dream", "--plan", "--json"),
-    ("mem0-forget", "red tabs indentation"), ("mem0-forget", "e1"), ("mem0-forget", "Redis", "--json"),
-    ("mem0-health", "--deep"), ("mem0-health", "--deep", "--json"),
+    ("mem0-dream", "--plan"),
+    ("mem0-dream", "--plan", "--json"),
+    ("mem0-forget", "red tabs indentation"),
+    ("mem0-forget", "e1"),
+    ("mem0-forget", "Redis", "--json"),
+    ("mem0-health", "--deep"),
+    ("mem0-health", "--deep", "--json"),
     ("mem0-memories", "get", "\x1b[2J\u202eno-such-id"),
     ("mem0-memories", "list", "--filters", '{"app_id": {"like": "\\u001b[2J\\u202e"}}'),
     ("mem0-forget", "--ids", "\x1b[2Jx", "--yes"),
@@ -162,8 +204,9 @@ def test_mcp_add_memory_refuses_scopes_with_control_characters():
 
 def big_text(chars: int, seed: int = 1) -> str:
     rng = random.Random(seed)
-    vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
-                  for _ in range(20000)]
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9))) for _ in range(20000)
+    ]
     words, total = [], 0
     while total < chars:
         word = rng.choice(vocabulary)
@@ -187,8 +230,10 @@ def test_one_megabyte_texts_through_mcp_up_to_the_limit_and_a_clear_error_above(
                 memory_id = added.structured_content["results"][0]["id"]
                 got = await session.call_tool("get_memory", {"memory_id": memory_id})
                 assert got.structured_content["memory"] == exact
-                for call, args in (("add_memory", {"text": exact + "y"}),
-                                   ("update_memory", {"memory_id": memory_id, "text": exact + "y"})):
+                for call, args in (
+                    ("add_memory", {"text": exact + "y"}),
+                    ("update_memory", {"memory_id": memory_id, "text": exact + "y"}),
+                ):
                     refused = await session.call_tool(call, args)
                     assert refused.is_error and "longer than 1,000,000 characters" in refused.content[0].text
                 hits = await session.call_tool("search_memories", {"query": exact[:2000]})
@@ -199,8 +244,10 @@ def test_one_megabyte_texts_through_mcp_up_to_the_limit_and_a_clear_error_above(
 
 def test_one_megabyte_texts_import_list_and_dream(run_cli, tmp_path):
     text = big_text(MAX_TEXT_CHARS - 10)
-    records = [{"id": "big1", "memory": text, "metadata": {"type": "decision"}, "created_at": days_ago(9)},
-               {"id": "big2", "memory": text + " again", "metadata": {"type": "decision"}, "created_at": days_ago(8)}]
+    records = [
+        {"id": "big1", "memory": text, "metadata": {"type": "decision"}, "created_at": days_ago(9)},
+        {"id": "big2", "memory": text + " again", "metadata": {"type": "decision"}, "created_at": days_ago(8)},
+    ]
     too_big = write_jsonl(tmp_path / "too_big.jsonl", [{"memory": "small"}, {"memory": big_text(MAX_TEXT_CHARS + 1)}])
     err = one_line_error(run_cli("mem0-memories", "import", str(too_big)), "mem0-memories")
     assert "line 2" in err and "longer than 1,000,000 characters" in err and len(err) < 400
@@ -220,7 +267,7 @@ def test_one_megabyte_texts_import_list_and_dream(run_cli, tmp_path):
 def test_a_search_query_of_a_whole_document_answers(run_cli, tmp_path):
     """An agent may search with a whole file as the query: thousands of distinct words."""
     words = big_text(60_000, seed=3).split()
-    records = [{"memory": " ".join(words[i:i + 40]), "metadata": {"type": "decision"}} for i in range(0, 4000, 40)]
+    records = [{"memory": " ".join(words[i : i + 40]), "metadata": {"type": "decision"}} for i in range(0, 4000, 40)]
     assert run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "docs.jsonl", records))).returncode == 0
     query = " ".join(words[:8000])
     done = run_cli("mem0-memories", "search", query[:120_000], "--json")
@@ -233,8 +280,9 @@ def test_a_search_query_of_a_whole_document_answers(run_cli, tmp_path):
 
 def parse_script(cwd: Path) -> subprocess.CompletedProcess:
     python = shutil.which("python3") or sys.executable
-    return subprocess.run([python, str(ROOT / "scripts" / "parse_mem0_config.py"), str(cwd)], capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [python, str(ROOT / "scripts" / "parse_mem0_config.py"), str(cwd)], capture_output=True, text=True, timeout=60
+    )
 
 
 def plan_policy(run_cli, cwd: Path) -> tuple[dict, str]:
@@ -245,16 +293,27 @@ def plan_policy(run_cli, cwd: Path) -> tuple[dict, str]:
     return plan["policy"], plan["policy_source"]
 
 
-@pytest.mark.parametrize("content, expected", [
-    (bytes(range(256)) * 400, {}),
-    (b"\x00\xff\xfe\n## Retention\nsession_state: 3d\n\x80\x81", {"session_state": 3}),
-    (b"## Retention\n" + b"junk line \x1b[31m\n" * 100_000, {}),
-    (b"## Retention\n" + b"".join(b"type%d: %dd\n" % (i, i) for i in range(100_000)), "many"),
-    (b"## Retention\nsession_state: 99999999999d\ndecision: 36501d\n", {}),
-    (b"## Retention\nsession_state: 99999999999d\ncompact_summary: 36500d\n", {"compact_summary": 36500}),
-    (b"## Retention\n" + b"a" * 2_000_000, {}),
-], ids=["binary", "binary-around-a-valid-line", "100k-junk-lines", "100k-valid-lines", "overflow",
-        "overflow-and-century", "2MB-one-line"])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (bytes(range(256)) * 400, {}),
+        (b"\x00\xff\xfe\n## Retention\nsession_state: 3d\n\x80\x81", {"session_state": 3}),
+        (b"## Retention\n" + b"junk line \x1b[31m\n" * 100_000, {}),
+        (b"## Retention\n" + b"".join(b"type%d: %dd\n" % (i, i) for i in range(100_000)), "many"),
+        (b"## Retention\nsession_state: 99999999999d\ndecision: 36501d\n", {}),
+        (b"## Retention\nsession_state: 99999999999d\ncompact_summary: 36500d\n", {"compact_summary": 36500}),
+        (b"## Retention\n" + b"a" * 2_000_000, {}),
+    ],
+    ids=[
+        "binary",
+        "binary-around-a-valid-line",
+        "100k-junk-lines",
+        "100k-valid-lines",
+        "overflow",
+        "overflow-and-century",
+        "2MB-one-line",
+    ],
+)
 def test_mem0_md_of_any_content_gives_defaults_or_parsed_values(run_cli, tmp_path, content, expected):
     project = tmp_path / "project"
     project.mkdir()
@@ -302,10 +361,18 @@ def test_retention_against_extreme_dates_never_crashes(run_cli, tmp_path):
     project.mkdir()
     (project / "mem0.md").write_text("## Retention\ndecision: 36500d\nsession_state: 0d\nnote: forever\n")
     records = [
-        {"id": "ancient", "memory": "Ancient decision", "metadata": {"type": "decision"},
-         "created_at": "0001-01-01T00:00:00+00:00"},
-        {"id": "tomorrow", "memory": "Session from the near future", "metadata": {"type": "session_state"},
-         "created_at": (datetime.now(timezone.utc) + timedelta(hours=12)).isoformat()},
+        {
+            "id": "ancient",
+            "memory": "Ancient decision",
+            "metadata": {"type": "decision"},
+            "created_at": "0001-01-01T00:00:00+00:00",
+        },
+        {
+            "id": "tomorrow",
+            "memory": "Session from the near future",
+            "metadata": {"type": "session_state"},
+            "created_at": (datetime.now(timezone.utc) + timedelta(hours=12)).isoformat(),
+        },
         {"id": "forever", "memory": "Kept forever", "metadata": {"type": "note"}, "created_at": "0001-01-02T00:00:00Z"},
     ]
     done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "dates.jsonl", records)))
@@ -313,8 +380,11 @@ def test_retention_against_extreme_dates_never_crashes(run_cli, tmp_path):
     plan = json.loads(run_cli("mem0-dream", "--plan", "--json", "--cwd", str(project)).stdout)
     assert [(p["id"], p["reason"]) for p in plan["prunes"]] == [("ancient", "retention")]
     assert plan["prunes"][0]["age_days"] > 700_000
-    for command in (("mem0-dream", "--auto", "--cwd", str(project)), ("mem0-health", "--deep"),
-                    ("mem0-memories", "list")):
+    for command in (
+        ("mem0-dream", "--auto", "--cwd", str(project)),
+        ("mem0-health", "--deep"),
+        ("mem0-memories", "list"),
+    ):
         done = run_cli(*command)
         assert done.returncode == 0, (command, done.stderr)
         assert_inert(done.stdout, done.stderr)
@@ -323,34 +393,37 @@ def test_retention_against_extreme_dates_never_crashes(run_cli, tmp_path):
 # ------------------------------------------------------------------ malformed records
 
 
-@pytest.mark.parametrize("record, message", [
-    ({}, "memory text must be a string"),
-    ({"memory": None}, "memory text must be a string"),
-    ({"memory": ["a"]}, "memory text must be a string, got list"),
-    ({"memory": {"text": "a"}}, "memory text must be a string, got dict"),
-    ({"memory": True}, "memory text must be a string, got bool"),
-    ({"memory": "   "}, "memory text is empty"),
-    ({"memory": "a\u0000b"}, "NUL"),
-    ({"memory": "x", "metadata": [1, 2]}, "metadata must be a JSON object, got list"),
-    ({"memory": "x", "metadata": 5}, "metadata must be a JSON object, got int"),
-    ({"memory": "x", "created_at": []}, "created_at is not an ISO-8601 timestamp"),
-    ({"memory": "x", "created_at": "2026-02-30T00:00:00Z"}, "created_at is not an ISO-8601 timestamp"),
-    ({"memory": "x", "created_at": "9999-12-31T23:59:59-23:00"}, "created_at is out of range"),
-    ({"memory": "x", "created_at": "0001-01-01T00:00:00+05:00"}, "created_at is out of range"),
-    ({"memory": "x", "created_at": days_ago(-3)}, "created_at is in the future"),
-    ({"memory": "x", "updated_at": {"y": 1}}, "updated_at is not an ISO-8601 timestamp"),
-    ({"memory": "x", "lifecycle_state": 5}, "lifecycle_state must be one of"),
-    ({"memory": "x", "lifecycle_state": ["active"]}, "lifecycle_state must be one of"),
-    ({"memory": "x", "immutable": 1}, "immutable must be true or false"),
-    ({"memory": "x", "source_memory_ids": [1, 2]}, "source_memory_ids must be a list"),
-    ({"memory": "x", "id": 42}, "id must be a string, got int"),
-    ({"memory": "x", "user_id": ["alice"]}, "user_id must be a string, got list"),
-    ({"memory": "x", "replacement_memory_id": {}}, "replacement_memory_id must be a string"),
-    ({"memory": "x", "agent_id": 1.5}, "agent_id must be a string, got float"),
-    (42, "a record must be a JSON object, got int"),
-    (None, "a record must be a JSON object, got NoneType"),
-    ([{"memory": "x"}], "a record must be a JSON object, got list"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ({}, "memory text must be a string"),
+        ({"memory": None}, "memory text must be a string"),
+        ({"memory": ["a"]}, "memory text must be a string, got list"),
+        ({"memory": {"text": "a"}}, "memory text must be a string, got dict"),
+        ({"memory": True}, "memory text must be a string, got bool"),
+        ({"memory": "   "}, "memory text is empty"),
+        ({"memory": "a\u0000b"}, "NUL"),
+        ({"memory": "x", "metadata": [1, 2]}, "metadata must be a JSON object, got list"),
+        ({"memory": "x", "metadata": 5}, "metadata must be a JSON object, got int"),
+        ({"memory": "x", "created_at": []}, "created_at is not an ISO-8601 timestamp"),
+        ({"memory": "x", "created_at": "2026-02-30T00:00:00Z"}, "created_at is not an ISO-8601 timestamp"),
+        ({"memory": "x", "created_at": "9999-12-31T23:59:59-23:00"}, "created_at is out of range"),
+        ({"memory": "x", "created_at": "0001-01-01T00:00:00+05:00"}, "created_at is out of range"),
+        ({"memory": "x", "created_at": days_ago(-3)}, "created_at is in the future"),
+        ({"memory": "x", "updated_at": {"y": 1}}, "updated_at is not an ISO-8601 timestamp"),
+        ({"memory": "x", "lifecycle_state": 5}, "lifecycle_state must be one of"),
+        ({"memory": "x", "lifecycle_state": ["active"]}, "lifecycle_state must be one of"),
+        ({"memory": "x", "immutable": 1}, "immutable must be true or false"),
+        ({"memory": "x", "source_memory_ids": [1, 2]}, "source_memory_ids must be a list"),
+        ({"memory": "x", "id": 42}, "id must be a string, got int"),
+        ({"memory": "x", "user_id": ["alice"]}, "user_id must be a string, got list"),
+        ({"memory": "x", "replacement_memory_id": {}}, "replacement_memory_id must be a string"),
+        ({"memory": "x", "agent_id": 1.5}, "agent_id must be a string, got float"),
+        (42, "a record must be a JSON object, got int"),
+        (None, "a record must be a JSON object, got NoneType"),
+        ([{"memory": "x"}], "a record must be a JSON object, got list"),
+    ],
+)
 def test_a_malformed_record_is_a_clear_error_naming_its_line(run_cli, tmp_path, record, message):
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps({"memory": "a good record"}) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
@@ -362,8 +435,17 @@ def test_a_malformed_record_is_a_clear_error_naming_its_line(run_cli, tmp_path, 
 
 
 def test_import_files_with_broken_lines(run_cli, tmp_path):
-    lines = ['{"memory": "one"}', '{"memory": "two"', "", "\x00\x01garbage", '{"memory": "three"}',
-             '{"memory": "four", "metadata": {"n": NaN}}', "[1, 2", '"just text"', '{"memory": "five"}   ']
+    lines = [
+        '{"memory": "one"}',
+        '{"memory": "two"',
+        "",
+        "\x00\x01garbage",
+        '{"memory": "three"}',
+        '{"memory": "four", "metadata": {"n": NaN}}',
+        "[1, 2",
+        '"just text"',
+        '{"memory": "five"}   ',
+    ]
     path = tmp_path / "broken.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     err = one_line_error(run_cli("mem0-memories", "import", str(path)), "mem0-memories")
@@ -406,20 +488,37 @@ def test_export_then_import_round_trips_hostile_text(run_cli, tmp_path, evil_sto
 # ------------------------------------------------------------------ odd metadata already in the store
 
 
-ODD_METADATA = ['[1, 2]', 'not json at all', '"a string"', 'null', '{"type": 42, "confidence": "high"}',
-                '{"type": ["decision"], "confidence": NaN}', '{"type": "decision", "confidence": Infinity}',
-                '{"type": "decision", "confidence": true, "pinned": "yes"}', '{"type": "decision", "confidence": -5}',
-                '{"type": "decision", "confidence": 7}', '{"type": {"nested": 1}, "exclude_from_dream": "true"}',
-                '{"type": "", "source": 12}']
+ODD_METADATA = [
+    "[1, 2]",
+    "not json at all",
+    '"a string"',
+    "null",
+    '{"type": 42, "confidence": "high"}',
+    '{"type": ["decision"], "confidence": NaN}',
+    '{"type": "decision", "confidence": Infinity}',
+    '{"type": "decision", "confidence": true, "pinned": "yes"}',
+    '{"type": "decision", "confidence": -5}',
+    '{"type": "decision", "confidence": 7}',
+    '{"type": {"nested": 1}, "exclude_from_dream": "true"}',
+    '{"type": "", "source": 12}',
+]
 
 
 def test_odd_metadata_written_by_another_tool_never_crashes_dream_health_or_listing(run_cli, tmp_path, mem0_home):
     """Rows whose metadata is not what this plugin writes (a list, broken JSON, confidence "high" or
     NaN, type 42): every reader copes, and a confidence outside 0..1 is unknown, never "low"."""
-    records = [{"id": f"odd{i}", "memory": "Use PostgreSQL for auth" if i % 2 else "Auth DB is PostgreSQL",
-                "metadata": {"type": "decision"}, "created_at": days_ago(10 + i)} for i in range(len(ODD_METADATA))]
-    records.append({"id": "stale", "memory": "Old session", "metadata": {"type": "session_state"},
-                    "created_at": days_ago(300)})
+    records = [
+        {
+            "id": f"odd{i}",
+            "memory": "Use PostgreSQL for auth" if i % 2 else "Auth DB is PostgreSQL",
+            "metadata": {"type": "decision"},
+            "created_at": days_ago(10 + i),
+        }
+        for i in range(len(ODD_METADATA))
+    ]
+    records.append(
+        {"id": "stale", "memory": "Old session", "metadata": {"type": "session_state"}, "created_at": days_ago(300)}
+    )
     assert run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "odd.jsonl", records))).returncode == 0
     conn = sqlite3.connect(mem0_home / "memories.sqlite3")
     with conn:
@@ -427,9 +526,16 @@ def test_odd_metadata_written_by_another_tool_never_crashes_dream_health_or_list
             conn.execute("UPDATE memories SET metadata = ? WHERE id = ?", (metadata, f"odd{i}"))
         conn.execute("UPDATE memories SET created_at = 'garbage' WHERE id = 'odd0'")
     conn.close()
-    for command in (("mem0-dream", "--plan", "--json"), ("mem0-dream", "--plan"), ("mem0-health", "--deep"),
-                    ("mem0-health", "--deep", "--json"), ("mem0-memories", "list"), ("mem0-memories", "export"),
-                    ("mem0-memories", "search", "PostgreSQL auth"), ("mem0-forget", "PostgreSQL")):
+    for command in (
+        ("mem0-dream", "--plan", "--json"),
+        ("mem0-dream", "--plan"),
+        ("mem0-health", "--deep"),
+        ("mem0-health", "--deep", "--json"),
+        ("mem0-memories", "list"),
+        ("mem0-memories", "export"),
+        ("mem0-memories", "search", "PostgreSQL auth"),
+        ("mem0-forget", "PostgreSQL"),
+    ):
         done = run_cli(*command, input="cancel\n")
         assert done.returncode == 0, (command, done.stderr)
         assert_inert(done.stdout, done.stderr)
@@ -461,8 +567,11 @@ def test_out_of_range_confidence_is_unknown_end_to_end(run_cli, tmp_path):
     assert plan["prunes"] == [] and [(m["ids"], m["confidence"]) for m in plan["merges"]] == [(["c2", "c3"], None)]
     applied = run_cli("mem0-dream", "--apply", str(plan_file), "--yes")
     assert applied.returncode == 0, applied.stderr
-    merged = [r for r in json.loads(run_cli("mem0-memories", "list", "--json").stdout)["results"]
-              if r["metadata"].get("source") == "mem0-dream"]
+    merged = [
+        r
+        for r in json.loads(run_cli("mem0-memories", "list", "--json").stdout)["results"]
+        if r["metadata"].get("source") == "mem0-dream"
+    ]
     assert len(merged) == 1 and "confidence" not in merged[0]["metadata"]
 
 
@@ -521,8 +630,11 @@ def test_lock_file_owned_by_another_user(run_cli, tmp_path, mem0_home):
     os.utime(lock, (old, old))
     err = auto_refused(run_cli, lock, mem0_home)  # stale, but not ours to remove
     assert "belongs to uid 65534" in err and lock.stat().st_uid == 65534
-    lock.write_text(json.dumps({"time": datetime.now(timezone.utc).isoformat(), "epoch": time.time(), "pid": 1,
-                                "host": "elsewhere"}))
+    lock.write_text(
+        json.dumps(
+            {"time": datetime.now(timezone.utc).isoformat(), "epoch": time.time(), "pid": 1, "host": "elsewhere"}
+        )
+    )
     fresh = run_cli("mem0-dream", "--auto", env={"MEM0_DREAM_LOCK": str(lock)})  # fresh: another run is going on
     assert (fresh.returncode, fresh.stdout.strip()) == (0, "[mem0-dream --auto] Another run in progress — skipping.")
     assert lock.exists()

@@ -7,15 +7,19 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.errors import ConfigError
 from mem0_plugin.identity import default_store_url, remote_slug, resolve_identity
 from mem0_plugin.store_url import parse_store_url
 
 
 def git(cwd: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
 
@@ -36,14 +40,17 @@ def plain_dir(tmp_path, monkeypatch) -> Path:
     return path
 
 
-@pytest.mark.parametrize("flag, env, expected", [
-    ("carol", {"MEM0_USER_ID": "alice", "USER": "unixname"}, "carol"),
-    (None, {"MEM0_USER_ID": "alice", "USER": "unixname"}, "alice"),
-    (None, {"USER": "unixname"}, "unixname"),
-    (None, {"MEM0_USER_ID": "", "USER": "unixname"}, "unixname"),
-    (None, {}, "default"),
-    (None, {"USER": ""}, "default"),
-])
+@pytest.mark.parametrize(
+    "flag, env, expected",
+    [
+        ("carol", {"MEM0_USER_ID": "alice", "USER": "unixname"}, "carol"),
+        (None, {"MEM0_USER_ID": "alice", "USER": "unixname"}, "alice"),
+        (None, {"USER": "unixname"}, "unixname"),
+        (None, {"MEM0_USER_ID": "", "USER": "unixname"}, "unixname"),
+        (None, {}, "default"),
+        (None, {"USER": ""}, "default"),
+    ],
+)
 def test_user_id_order(plain_dir, flag, env, expected):
     assert resolve_identity(user_id=flag, cwd=plain_dir, env=env).user_id == expected
 
@@ -51,11 +58,14 @@ def test_user_id_order(plain_dir, flag, env, expected):
 MEM0_MD = "# Project memory\n\n## Identity\nproject_id: from-mem0-md  # trailing comment\n\n## Retention\nsession_state: 30d\n"
 
 
-@pytest.mark.parametrize("case, flag, env, expected", [
-    ("flag beats everything", "from-flag", {"MEM0_PROJECT_ID": "from-env"}, "from-flag"),
-    ("env beats mem0.md", None, {"MEM0_PROJECT_ID": "from-env"}, "from-env"),
-    ("mem0.md beats git", None, {}, "from-mem0-md"),
-])
+@pytest.mark.parametrize(
+    "case, flag, env, expected",
+    [
+        ("flag beats everything", "from-flag", {"MEM0_PROJECT_ID": "from-env"}, "from-flag"),
+        ("env beats mem0.md", None, {"MEM0_PROJECT_ID": "from-env"}, "from-env"),
+        ("mem0.md beats git", None, {}, "from-mem0-md"),
+    ],
+)
 def test_project_order_above_git(tmp_path, case, flag, env, expected):
     repo = make_repo(tmp_path / "api", "git@github.com:acme/api.git")
     (repo / "mem0.md").write_text(MEM0_MD)
@@ -70,25 +80,31 @@ def test_mem0_md_at_the_repo_root_applies_in_a_subdirectory(tmp_path):
     assert resolve_identity(cwd=sub, env={}).project_id == "from-mem0-md"
 
 
-@pytest.mark.parametrize("content", [
-    "## Identity\n",
-    "## Identity\nproject: nope\n",
-    "# Identity\nproject_id: h1-is-not-the-section\n",
-    "## Retention\nproject_id: wrong-section\n",
-    "\x00\xff binary junk",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "## Identity\n",
+        "## Identity\nproject: nope\n",
+        "# Identity\nproject_id: h1-is-not-the-section\n",
+        "## Retention\nproject_id: wrong-section\n",
+        "\x00\xff binary junk",
+    ],
+)
 def test_mem0_md_without_a_project_id_falls_through_to_git(tmp_path, content):
     repo = make_repo(tmp_path / "api", "git@github.com:acme/api.git")
     (repo / "mem0.md").write_text(content, errors="surrogateescape")
     assert resolve_identity(cwd=repo, env={}).project_id == "acme-api"
 
 
-@pytest.mark.parametrize("origin", [
-    "git@github.com:acme/api.git",
-    "https://github.com/acme/api.git",
-    "https://github.com/acme/api",
-    "ssh://git@github.com/acme/api.git",
-])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "git@github.com:acme/api.git",
+        "https://github.com/acme/api.git",
+        "https://github.com/acme/api",
+        "ssh://git@github.com/acme/api.git",
+    ],
+)
 def test_project_from_the_git_origin(tmp_path, origin):
     repo = make_repo(tmp_path / "checkout-dir", origin)
     assert resolve_identity(cwd=repo, env={}).project_id == "acme-api"
@@ -108,19 +124,22 @@ def test_project_from_the_directory_name_outside_git(plain_dir):
     assert resolve_identity(cwd=plain_dir, env={}).project_id == "plain-project"
 
 
-@pytest.mark.parametrize("url, slug", [
-    ("git@github.com:acme/api.git", "acme-api"),
-    ("https://github.com/acme/api.git", "acme-api"),
-    ("https://github.com/acme/api", "acme-api"),
-    ("https://github.com/acme/api/", "acme-api"),
-    ("http://github.com/acme/api.git", "acme-api"),
-    ("ssh://git@github.com:2222/acme/api.git", "acme-api"),
-    ("https://user:s3cret@github.com/acme/api.git", "acme-api"),
-    ("git@gitlab.example.com:platform/web-app.git", "platform-web-app"),
-    ("  git@github.com:acme/api.git\n", "acme-api"),
-    ("not-a-url", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "url, slug",
+    [
+        ("git@github.com:acme/api.git", "acme-api"),
+        ("https://github.com/acme/api.git", "acme-api"),
+        ("https://github.com/acme/api", "acme-api"),
+        ("https://github.com/acme/api/", "acme-api"),
+        ("http://github.com/acme/api.git", "acme-api"),
+        ("ssh://git@github.com:2222/acme/api.git", "acme-api"),
+        ("https://user:s3cret@github.com/acme/api.git", "acme-api"),
+        ("git@gitlab.example.com:platform/web-app.git", "platform-web-app"),
+        ("  git@github.com:acme/api.git\n", "acme-api"),
+        ("not-a-url", None),
+        ("", None),
+    ],
+)
 def test_remote_slug(url, slug):
     assert remote_slug(url) == slug
 
@@ -164,10 +183,13 @@ def test_a_relative_home_is_taken_from_the_current_directory(plain_dir, monkeypa
     assert identity.store_location.path == plain_dir / "rel" / "home" / "memories.sqlite3"
 
 
-@pytest.mark.parametrize("flag, env, expected", [
-    ("sqlite:///flag.db", {"MEM0_STORE": "sqlite:///env.db"}, "sqlite:///flag.db"),
-    (None, {"MEM0_STORE": "sqlite:///env.db"}, "sqlite:///env.db"),
-])
+@pytest.mark.parametrize(
+    "flag, env, expected",
+    [
+        ("sqlite:///flag.db", {"MEM0_STORE": "sqlite:///env.db"}, "sqlite:///flag.db"),
+        (None, {"MEM0_STORE": "sqlite:///env.db"}, "sqlite:///env.db"),
+    ],
+)
 def test_store_flag_then_env(plain_dir, flag, env, expected):
     identity = resolve_identity(store=flag, cwd=plain_dir, env=env)
     assert identity.store_url == expected and identity.store_explicit

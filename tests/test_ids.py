@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from mem0_plugin.errors import InvalidInputError, NotFoundError
 from mem0_plugin.ids import matches, pick
 from mem0_plugin.records import Memory
@@ -18,12 +17,15 @@ def test_an_exact_id_wins_however_short():
     assert matches("m1", ["m10", "m11"]) == []
 
 
-@pytest.mark.parametrize("key, error, message", [
-    ("2dfe51", InvalidInputError, "id prefix 2dfe51 is too short: give at least 8 characters of the id"),
-    ("abcdef12", InvalidInputError, "id prefix abcdef12 matches 2 memories; give more characters of the id"),
-    ("ffffffff", NotFoundError, "memory ffffffff not found"),
-    ("ffff", NotFoundError, "memory ffff not found"),
-])
+@pytest.mark.parametrize(
+    "key, error, message",
+    [
+        ("2dfe51", InvalidInputError, "id prefix 2dfe51 is too short: give at least 8 characters of the id"),
+        ("abcdef12", InvalidInputError, "id prefix abcdef12 matches 2 memories; give more characters of the id"),
+        ("ffffffff", NotFoundError, "memory ffffffff not found"),
+        ("ffff", NotFoundError, "memory ffff not found"),
+    ],
+)
 def test_short_ambiguous_and_unknown_keys_are_clear_errors(key, error, message):
     with pytest.raises(error) as caught:
         pick(key, [*TWINS, LONE])
@@ -31,8 +33,14 @@ def test_short_ambiguous_and_unknown_keys_are_clear_errors(key, error, message):
 
 
 def _memory(memory_id: str, user: str = "alice") -> Memory:
-    return Memory(id=memory_id, memory=f"text of {memory_id}", user_id=user, app_id="acme-api",
-                  created_at="2026-01-01T00:00:00+00:00", updated_at="2026-01-01T00:00:00+00:00")
+    return Memory(
+        id=memory_id,
+        memory=f"text of {memory_id}",
+        user_id=user,
+        app_id="acme-api",
+        created_at="2026-01-01T00:00:00+00:00",
+        updated_at="2026-01-01T00:00:00+00:00",
+    )
 
 
 def test_the_store_resolves_prefixes_of_the_users_own_ids_only(tmp_path):

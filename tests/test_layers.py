@@ -15,9 +15,28 @@ from pathlib import Path
 import mem0_plugin
 
 PACKAGE = Path(mem0_plugin.__file__).parent
-CORE = frozenset({"errors", "jsontext", "timeutil", "text", "sanitize", "secrets", "records", "filters",
-                  "lexicon", "features", "stored_features", "store_url", "arguments", "mem0_config",
-                  "identity", "importer", "ids", "wording"})
+CORE = frozenset(
+    {
+        "errors",
+        "jsontext",
+        "timeutil",
+        "text",
+        "sanitize",
+        "secrets",
+        "records",
+        "filters",
+        "lexicon",
+        "features",
+        "stored_features",
+        "store_url",
+        "arguments",
+        "mem0_config",
+        "identity",
+        "importer",
+        "ids",
+        "wording",
+    }
+)
 EDGES = frozenset({"cli", "server"})
 
 
@@ -39,7 +58,7 @@ def imports_of(path: Path) -> set[tuple[str, ...]]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package[:len(package) - (node.level - 1)]
+                base = package[: len(package) - (node.level - 1)]
             elif node.module and node.module.split(".")[0] == "mem0_plugin":
                 base = ()
             else:
@@ -51,14 +70,16 @@ def imports_of(path: Path) -> set[tuple[str, ...]]:
             found.add(target)
             found |= {target + (alias.name,) for alias in node.names if _exists(target + (alias.name,))}
         elif isinstance(node, ast.Import):
-            found |= {tuple(alias.name.split(".")[1:]) for alias in node.names
-                      if alias.name.split(".")[0] == "mem0_plugin"}
+            found |= {
+                tuple(alias.name.split(".")[1:]) for alias in node.names if alias.name.split(".")[0] == "mem0_plugin"
+            }
     return {target for target in found if target}
 
 
 def edges() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    return [(_module_name(path), target) for path in sorted(PACKAGE.rglob("*.py"))
-            for target in sorted(imports_of(path))]
+    return [
+        (_module_name(path), target) for path in sorted(PACKAGE.rglob("*.py")) for target in sorted(imports_of(path))
+    ]
 
 
 def _layer(parts: tuple[str, ...]) -> str:
@@ -75,24 +96,24 @@ def test_the_import_graph_is_read():
 
 
 def test_core_modules_import_only_core_modules():
-    wrong = [(source, target) for source, target in edges()
-             if _layer(source) in CORE and _layer(target) not in CORE]
+    wrong = [(source, target) for source, target in edges() if _layer(source) in CORE and _layer(target) not in CORE]
     assert wrong == []
 
 
 def test_the_store_imports_only_core_modules():
-    wrong = [(source, target) for source, target in edges()
-             if _layer(source) == "store" and _layer(target) not in CORE | {"store"}]
+    wrong = [
+        (source, target)
+        for source, target in edges()
+        if _layer(source) == "store" and _layer(target) not in CORE | {"store"}
+    ]
     assert wrong == []
 
 
 def test_dream_never_imports_the_cli_or_the_server():
-    wrong = [(source, target) for source, target in edges()
-             if _layer(source) == "dream" and _layer(target) in EDGES]
+    wrong = [(source, target) for source, target in edges() if _layer(source) == "dream" and _layer(target) in EDGES]
     assert wrong == []
 
 
 def test_nothing_but_the_cli_imports_the_cli_or_the_server():
-    wrong = [(source, target) for source, target in edges()
-             if _layer(target) in EDGES and _layer(source) != "cli"]
+    wrong = [(source, target) for source, target in edges() if _layer(target) in EDGES and _layer(source) != "cli"]
     assert wrong == []

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import anyio
 import pytest
+from conftest import BIN
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-
-from conftest import BIN
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory"}
@@ -27,17 +26,27 @@ def expand(value: str, variables: dict[str, str]) -> str:
     return value
 
 
-@pytest.mark.parametrize("config, variables", [
-    ("mcp_config.json", {"CLAUDE_PLUGIN_ROOT": str(ROOT)}),
-    ("mcp_config.cursor.json", {"CURSOR_PLUGIN_ROOT": str(ROOT), "workspaceFolder": str(ROOT)}),
-])
+@pytest.mark.parametrize(
+    "config, variables",
+    [
+        ("mcp_config.json", {"CLAUDE_PLUGIN_ROOT": str(ROOT)}),
+        ("mcp_config.cursor.json", {"CURSOR_PLUGIN_ROOT": str(ROOT), "workspaceFolder": str(ROOT)}),
+    ],
+)
 def test_registered_command_serves_the_six_tools(config, variables, mem0_home):
     server = json.loads((ROOT / config).read_text())["mcpServers"]["mem0"]
-    env = {**os.environ, "MEM0_PLUGIN_USE_PATH": "1", "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
-           "MEM0_HOME": str(mem0_home)}
-    params = StdioServerParameters(command=expand(server["command"], variables),
-                                   args=[expand(a, variables) for a in server.get("args", [])],
-                                   env=env, cwd=str(ROOT))
+    env = {
+        **os.environ,
+        "MEM0_PLUGIN_USE_PATH": "1",
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+        "MEM0_HOME": str(mem0_home),
+    }
+    params = StdioServerParameters(
+        command=expand(server["command"], variables),
+        args=[expand(a, variables) for a in server.get("args", [])],
+        env=env,
+        cwd=str(ROOT),
+    )
 
     async def session() -> tuple[set[str], dict]:
         async with stdio_client(params) as (read, write):

@@ -11,16 +11,27 @@ import sys
 from contextlib import asynccontextmanager
 
 import anyio
-import pytest
+from conftest import command_path, mcp_session
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from conftest import command_path, mcp_session
-
 TOOLS = {"add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory"}
 READS = {"search_memories", "get_memories", "get_memory"}
-RECORD_KEYS = {"id", "memory", "user_id", "app_id", "agent_id", "run_id", "metadata", "created_at",
-               "updated_at", "lifecycle_state", "replacement_memory_id", "source_memory_ids", "immutable"}
+RECORD_KEYS = {
+    "id",
+    "memory",
+    "user_id",
+    "app_id",
+    "agent_id",
+    "run_id",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "lifecycle_state",
+    "replacement_memory_id",
+    "source_memory_ids",
+    "immutable",
+}
 
 
 @asynccontextmanager
@@ -95,8 +106,16 @@ def test_the_tools_answer_as_spec_section_6():
             again = await ok(s, "add_memory", text="Use pnpm, not npm")
             assert again["results"] == [{"id": memory_id, "memory": "Use pnpm, not npm", "event": "NOOP"}]
 
-            plain = await ok(s, "add_memory", text="Run pytest -q", infer=False, immutable=True,
-                             agent_id="claude", run_id="r1", app_id="acme-web")
+            plain = await ok(
+                s,
+                "add_memory",
+                text="Run pytest -q",
+                infer=False,
+                immutable=True,
+                agent_id="claude",
+                run_id="r1",
+                app_id="acme-web",
+            )
             assert "infer" not in plain and plain["results"][0]["event"] == "ADD"
 
             hits = await ok(s, "search_memories", query="pnpm npm")
@@ -109,7 +128,13 @@ def test_the_tools_answer_as_spec_section_6():
 
             page = await ok(s, "get_memories")
             assert set(page) == {"count", "page", "page_size", "next", "previous", "results"}
-            assert (page["count"], page["page"], page["page_size"], page["next"], page["previous"]) == (1, 1, 100, None, None)
+            assert (page["count"], page["page"], page["page_size"], page["next"], page["previous"]) == (
+                1,
+                1,
+                100,
+                None,
+                None,
+            )
             assert set(page["results"][0]) == RECORD_KEYS
             everywhere = await ok(s, "get_memories", filters={"app_id": "*"}, page_size=1)
             assert (everywhere["count"], everywhere["next"], len(everywhere["results"])) == (2, 2, 1)
@@ -124,11 +149,14 @@ def test_the_tools_answer_as_spec_section_6():
             assert (by_id["user_id"], by_id["app_id"], by_id["lifecycle_state"]) == ("alice", "acme-api", "active")
             assert by_id["metadata"] == {"type": "convention"}
 
-            updated = await ok(s, "update_memory", memory_id=memory_id, text="Use pnpm 9, not npm",
-                               metadata={"confidence": 0.9})
+            updated = await ok(
+                s, "update_memory", memory_id=memory_id, text="Use pnpm 9, not npm", metadata={"confidence": 0.9}
+            )
             assert updated["memory"] == "Use pnpm 9, not npm"
             assert updated["metadata"] == {"type": "convention", "confidence": 0.9}
-            assert (await ok(s, "update_memory", id=memory_id, metadata={"type": None}))["metadata"] == {"confidence": 0.9}
+            assert (await ok(s, "update_memory", id=memory_id, metadata={"type": None}))["metadata"] == {
+                "confidence": 0.9
+            }
 
             assert await ok(s, "delete_memory", memory_id=memory_id) == {"message": "Memory deleted successfully!"}
             assert "not found" in await refused(s, "get_memory", memory_id=memory_id)
@@ -191,8 +219,10 @@ def test_errors_are_tool_errors_with_a_clear_message_and_the_server_keeps_workin
 def test_a_server_for_another_user_cannot_see_or_touch_alices_memories():
     async def main():
         async with server() as alice:
-            ids = [(await ok(alice, "add_memory", text=text, metadata={"type": "decision"}))["results"][0]["id"]
-                   for text in ("alice deploys with terraform", "alice's api key is in vault")]
+            ids = [
+                (await ok(alice, "add_memory", text=text, metadata={"type": "decision"}))["results"][0]["id"]
+                for text in ("alice deploys with terraform", "alice's api key is in vault")
+            ]
         for bob_server in (server(MEM0_USER_ID="bob"), server("--user-id", "bob")):
             async with bob_server as bob:
                 for memory_id in ids:
@@ -201,8 +231,15 @@ def test_a_server_for_another_user_cannot_see_or_touch_alices_memories():
                     assert "not found" in await refused(bob, "update_memory", memory_id=memory_id, text="x")
                     assert "not found" in await refused(bob, "delete_memory", memory_id=memory_id)
                     assert "not found" in await refused(bob, "delete_memory", id=memory_id)
-                for filters in ({"id": ids[0]}, {"id": {"in": ids}}, {"app_id": "acme-api"}, {"app_id": "*"},
-                                {"user_id": "*"}, {"metadata": {"type": "decision"}}, None):
+                for filters in (
+                    {"id": ids[0]},
+                    {"id": {"in": ids}},
+                    {"app_id": "acme-api"},
+                    {"app_id": "*"},
+                    {"user_id": "*"},
+                    {"metadata": {"type": "decision"}},
+                    None,
+                ):
                     args = {} if filters is None else {"filters": filters}
                     page = await ok(bob, "get_memories", include_merged=True, **args)
                     assert (page["count"], page["results"]) == (0, [])
@@ -245,17 +282,38 @@ def test_concurrent_calls_on_one_session():
 def test_nothing_but_protocol_on_stdout():
     # a real JSON-RPC exchange by hand: every stdout line must be a JSON-RPC message
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "add_memory", "arguments": {"text": "hello from raw json-rpc"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "get_memories", "arguments": {"filters": {"bad": 1}}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "add_memory", "arguments": {"text": "hello from raw json-rpc"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_memories", "arguments": {"filters": {"bad": 1}}},
+        },
     ]
-    proc = subprocess.Popen([command_path("mem0-mcp-server")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        [command_path("mem0-mcp-server")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     lines = []
     for request in requests:
         proc.stdin.write(json.dumps(request) + "\n")

@@ -8,13 +8,18 @@ from __future__ import annotations
 import anyio
 import pytest
 from mcp import Client
-
 from mem0_plugin import server as mcp_server
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.server import Resources, build_server
 
-REQUIRED = {"add_memory": ["text"], "search_memories": ["query"], "get_memories": [],
-            "get_memory": ["memory_id"], "update_memory": ["memory_id"], "delete_memory": ["memory_id"]}
+REQUIRED = {
+    "add_memory": ["text"],
+    "search_memories": ["query"],
+    "get_memories": [],
+    "get_memory": ["memory_id"],
+    "update_memory": ["memory_id"],
+    "delete_memory": ["memory_id"],
+}
 
 
 def session(check):
@@ -73,11 +78,17 @@ def test_numbers_carry_their_ranges_in_the_schema():
     assert (number["minimum"], number["maximum"]) == (0, 1)
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("add_memory", {"text": "x"}), ("search_memories", {"query": "x"}), ("get_memories", {}),
-    ("get_memory", {"memory_id": "x"}), ("update_memory", {"memory_id": "x", "text": "y"}),
-    ("delete_memory", {"memory_id": "x"}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("add_memory", {"text": "x"}),
+        ("search_memories", {"query": "x"}),
+        ("get_memories", {}),
+        ("get_memory", {"memory_id": "x"}),
+        ("update_memory", {"memory_id": "x", "text": "y"}),
+        ("delete_memory", {"memory_id": "x"}),
+    ],
+)
 def test_an_unknown_argument_is_a_tool_error_naming_it_and_nothing_is_written(tool, arguments):
     async def check(client, _):
         kept = (await ok(client, "add_memory", text="kept"))["results"][0]["id"]
@@ -94,29 +105,37 @@ def test_an_unknown_argument_is_a_tool_error_naming_it_and_nothing_is_written(to
 
 def test_an_unknown_argument_name_is_echoed_as_one_short_inert_line():
     async def check(client, _):
-        return (await refused(client, "get_memories", **{"x\n\x1b[2J\u202e": 1}),
-                await refused(client, "get_memories", **{"y" * 10_000: 1}))
+        return (
+            await refused(client, "get_memories", **{"x\n\x1b[2J\u202e": 1}),
+            await refused(client, "get_memories", **{"y" * 10_000: 1}),
+        )
 
     hostile, long = session(check)
     assert "x \\x1b[2J\\u202e: unknown argument" in hostile and "\x1b" not in hostile
     assert "y" * 79 + "…: unknown argument" in long and len(long) < 300
 
 
-@pytest.mark.parametrize("tool, arguments, message", [
-    ("get_memories", {"page": 0}, "page must be between 1 and 1000000000"),
-    ("get_memories", {"page_size": 0}, "page_size must be between 1 and 1000"),
-    ("get_memories", {"page_size": 1001}, "page_size must be between 1 and 1000"),
-    ("get_memories", {"page_size": 2.5}, "page_size: Input should be a valid integer"),
-    ("search_memories", {"query": "x", "top_k": 0}, "top_k must be between 1 and 1000"),
-    ("search_memories", {"query": "x", "top_k": 1001}, "top_k must be between 1 and 1000"),
-    ("search_memories", {"query": "x", "threshold": -0.1}, "threshold must be between 0 and 1"),
-    ("search_memories", {"query": "x", "threshold": 1.5}, "threshold must be between 0 and 1"),
-    ("get_memories", {"page_size": 0, "page": 0, "other": 1},
-     "invalid arguments: page must be between 1 and 1000000000; page_size must be between 1 and 1000; "
-     "other: unknown argument"),
-    ("add_memory", {}, "text is required"),
-    ("update_memory", {"text": "x"}, "memory_id is required"),
-])
+@pytest.mark.parametrize(
+    "tool, arguments, message",
+    [
+        ("get_memories", {"page": 0}, "page must be between 1 and 1000000000"),
+        ("get_memories", {"page_size": 0}, "page_size must be between 1 and 1000"),
+        ("get_memories", {"page_size": 1001}, "page_size must be between 1 and 1000"),
+        ("get_memories", {"page_size": 2.5}, "page_size: Input should be a valid integer"),
+        ("search_memories", {"query": "x", "top_k": 0}, "top_k must be between 1 and 1000"),
+        ("search_memories", {"query": "x", "top_k": 1001}, "top_k must be between 1 and 1000"),
+        ("search_memories", {"query": "x", "threshold": -0.1}, "threshold must be between 0 and 1"),
+        ("search_memories", {"query": "x", "threshold": 1.5}, "threshold must be between 0 and 1"),
+        (
+            "get_memories",
+            {"page_size": 0, "page": 0, "other": 1},
+            "invalid arguments: page must be between 1 and 1000000000; page_size must be between 1 and 1000; "
+            "other: unknown argument",
+        ),
+        ("add_memory", {}, "text is required"),
+        ("update_memory", {"text": "x"}, "memory_id is required"),
+    ],
+)
 def test_values_out_of_range_are_named_with_the_range(tool, arguments, message):
     async def check(client, _):
         return await refused(client, tool, **arguments)
@@ -164,7 +183,8 @@ def test_infer_is_true_by_default_and_the_answer_lists_each_event():
     old, new = first["results"][0]["id"], default["results"][0]["id"]
     assert "infer" not in default and default["results"] == [
         {"id": new, "memory": "Auth DB is PostgreSQL", "event": "ADD"},
-        {"id": old, "memory": "Use PostgreSQL for auth", "event": "MERGE", "replacement_memory_id": new}]
+        {"id": old, "memory": "Use PostgreSQL for auth", "event": "MERGE", "replacement_memory_id": new},
+    ]
     assert "infer" not in plain and [r["event"] for r in plain["results"]] == ["ADD"]
 
 
@@ -208,8 +228,11 @@ def test_every_server_option_has_help_text(capsys):
         mcp_server.main(["--help"])
     assert done.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # however argparse wrapped it
-    for option, words in [("--user-id", "the user whose memories it serves"),
-                          ("--project-id", "the current project"),
-                          ("--store", "store URL"), ("--cwd", "project directory"),
-                          ("--debug", "debug logging on stderr")]:
+    for option, words in [
+        ("--user-id", "the user whose memories it serves"),
+        ("--project-id", "the current project"),
+        ("--store", "store URL"),
+        ("--cwd", "project directory"),
+        ("--debug", "debug logging on stderr"),
+    ]:
         assert option in text and words in text, option

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
-
-from mem0_plugin.mem0_config import (find_mem0_config, load_retention_policies, parse_categories,
-                                     parse_identity, parse_retention)
+from mem0_plugin.mem0_config import (
+    find_mem0_config,
+    load_retention_policies,
+    parse_categories,
+    parse_identity,
+    parse_retention,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "parse_mem0_config.py"
@@ -121,8 +124,13 @@ def test_load_retention_policies_of_binary_and_huge_files(tmp_path):
 
 def bare_python(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`/usr/bin/env python3 ...` with an empty environment: not the venv, no PYTHONPATH."""
-    return subprocess.run(["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "python3", "-B", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "python3", "-B", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 def test_the_system_python_has_no_package():
@@ -131,12 +139,15 @@ def test_the_system_python_has_no_package():
     assert ".venv" not in done.stdout
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("## Retention\nsession_state: 90d\ndecision: forever  # keep\n", {"session_state": 90, "decision": None}),
-    ("# nothing here\n", {}),
-    ("\x00\x01 binary \u202e junk", {}),
-    (None, {}),  # no mem0.md
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("## Retention\nsession_state: 90d\ndecision: forever  # keep\n", {"session_state": 90, "decision": None}),
+        ("# nothing here\n", {}),
+        ("\x00\x01 binary \u202e junk", {}),
+        (None, {}),  # no mem0.md
+    ],
+)
 def test_script_prints_the_json_and_exits_0(tmp_path, content, expected):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
@@ -164,11 +175,13 @@ def test_script_with_a_missing_directory_prints_empty(tmp_path):
 
 
 def test_script_exposes_the_three_functions(tmp_path):
-    code = ("import importlib.util, json, sys;"
-            f"spec = importlib.util.spec_from_file_location('p', {str(SCRIPT)!r});"
-            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m);"
-            "print(json.dumps([m.parse_retention('## Retention\\na: 2d\\n'), m.find_mem0_config(sys.argv[1]),"
-            " m.load_retention_policies(sys.argv[1])]))")
+    code = (
+        "import importlib.util, json, sys;"
+        f"spec = importlib.util.spec_from_file_location('p', {str(SCRIPT)!r});"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m);"
+        "print(json.dumps([m.parse_retention('## Retention\\na: 2d\\n'), m.find_mem0_config(sys.argv[1]),"
+        " m.load_retention_policies(sys.argv[1])]))"
+    )
     (tmp_path / ".git").mkdir()
     (tmp_path / "mem0.md").write_text("## Retention\nb: forever\n")
     done = bare_python("-c", code, str(tmp_path), cwd=tmp_path)

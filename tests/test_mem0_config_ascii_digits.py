@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.mem0_config import load_retention_policies, parse_retention
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "parse_mem0_config.py"
@@ -50,14 +49,17 @@ def test_non_ascii_days_are_skipped_in_every_spelling_of_a_line(days, label, spa
     assert parse_retention("## Retention\na: " + spacing.format(days) + "\n") == {}
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("a: 90d", {"a": 90}),
-    ("a: 0d", {"a": 0}),
-    ("a: 007d", {"a": 7}),
-    ("a: 36500d", {"a": 36500}),
-    ("a: 36501d", {}),
-    ("a: forever", {"a": None}),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("a: 90d", {"a": 90}),
+        ("a: 0d", {"a": 0}),
+        ("a: 007d", {"a": 7}),
+        ("a: 36500d", {"a": 36500}),
+        ("a: 36501d", {}),
+        ("a: forever", {"a": None}),
+    ],
+)
 def test_ascii_days_still_parse(line, expected):
     assert parse_retention(f"## Retention\n{line}\n") == expected
 
@@ -71,32 +73,45 @@ def test_load_retention_policies_skips_non_ascii_days(tmp_path, days, label):
     assert load_retention_policies(str(tmp_path)) == {}
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("## Retention\nsession_state: \u0669\u0660d\nok: 5d\n", {"ok": 5}),
-    ("## Retention\nsession_state: \uff19\uff10d\n", {}),
-    ("## Retention\na: 1\u0660d\nb: 10d\n", {"b": 10}),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("## Retention\nsession_state: \u0669\u0660d\nok: 5d\n", {"ok": 5}),
+        ("## Retention\nsession_state: \uff19\uff10d\n", {}),
+        ("## Retention\na: 1\u0660d\nb: 10d\n", {"b": 10}),
+    ],
+)
 def test_the_script_with_a_bare_python_skips_non_ascii_days(tmp_path, content, expected):
     (tmp_path / ".git").mkdir()
     (tmp_path / "mem0.md").write_text(content, encoding="utf-8")
-    done = subprocess.run(["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "python3", "-B", str(SCRIPT), str(tmp_path)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "python3", "-B", str(SCRIPT), str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout) == expected
 
 
-@pytest.mark.parametrize("retention, policy, source", [
-    ("session_state: \u0663d", {"session_state": 90, "compact_summary": 90}, "default"),
-    ("session_state: \uff13d", {"session_state": 90, "compact_summary": 90}, "default"),
-    ("session_state: \u0663d\ndecision: 30d", {"decision": 30}, "mem0.md"),
-    ("session_state: 3d", {"session_state": 3}, "mem0.md"),
-])
+@pytest.mark.parametrize(
+    "retention, policy, source",
+    [
+        ("session_state: \u0663d", {"session_state": 90, "compact_summary": 90}, "default"),
+        ("session_state: \uff13d", {"session_state": 90, "compact_summary": 90}, "default"),
+        ("session_state: \u0663d\ndecision: 30d", {"decision": 30}, "mem0.md"),
+        ("session_state: 3d", {"session_state": 3}, "mem0.md"),
+    ],
+)
 def test_dream_treats_non_ascii_days_as_a_skipped_line(run_cli, tmp_path, retention, policy, source):
     """Only malformed lines → the built-in defaults apply; otherwise the valid lines alone."""
     (tmp_path / ".git").mkdir()
     (tmp_path / "mem0.md").write_text(f"## Retention\n{retention}\n", encoding="utf-8")
-    assert run_cli("mem0-memories", "add", "Old session notes", "--type", "session_state",
-                   cwd=str(tmp_path)).returncode == 0
+    assert (
+        run_cli("mem0-memories", "add", "Old session notes", "--type", "session_state", cwd=str(tmp_path)).returncode
+        == 0
+    )
     done = run_cli("mem0-dream", "--plan", "--json", cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
     plan = json.loads(done.stdout)

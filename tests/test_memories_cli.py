@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller, add_memory, delete_memory, update_memory
 from mem0_plugin.records import MERGED, SUPERSEDED
@@ -97,10 +95,12 @@ def test_add_list_get_search_delete_history_restore(mem):
 def test_list_labels_states_and_reads_modes(mem, mem0_home):
     ids = [added_id(mem("add", text)) for text in ("keep me", "old news", "folded in")]
     with SqliteStore(mem0_home / "memories.sqlite3") as store, store.write() as writer:
-        writer.change(writer.get("alice", ids[1]), "SUPERSEDE", "test", lifecycle_state=SUPERSEDED,
-                      replacement_memory_id=ids[0])
-        writer.change(writer.get("alice", ids[2]), "MERGE", "test", lifecycle_state=MERGED,
-                      replacement_memory_id=ids[0])
+        writer.change(
+            writer.get("alice", ids[1]), "SUPERSEDE", "test", lifecycle_state=SUPERSEDED, replacement_memory_id=ids[0]
+        )
+        writer.change(
+            writer.get("alice", ids[2]), "MERGE", "test", lifecycle_state=MERGED, replacement_memory_id=ids[0]
+        )
     default = ok(mem("list"))
     assert "(superseded) old news" in default and "folded in" not in default
     assert "old news" not in ok(mem("list", "--latest-only"))
@@ -121,7 +121,11 @@ ERRORS = [
     (["search", "x", "--top-k", "0"], 2, "argument --top-k: must be between 1 and 1000, got 0"),
     (["search", "x", "--threshold", "1.5"], 2, "argument --threshold: must be between 0 and 1"),
     (["search", "x", "--threshold", "nan"], 2, "argument --threshold: must be between 0 and 1"),
-    (["list", "--latest-only", "--include-merged"], 2, "argument --include-merged: not allowed with argument --latest-only"),
+    (
+        ["list", "--latest-only", "--include-merged"],
+        2,
+        "argument --include-merged: not allowed with argument --latest-only",
+    ),
     (["add", "x", "--metadata", "{oops"], 2, "--metadata is not valid JSON"),
     (["add", "x", "--metadata", "[1, 2]"], 2, "metadata must be a JSON object"),
     (["add", "   "], 2, "memory text is empty"),
@@ -167,15 +171,31 @@ def test_another_user_cannot_reach_alices_memory(mem):
 # -- import ----------------------------------------------------------------------------
 
 PLATFORM_PAGE = {
-    "count": 2, "next": None, "previous": None,
+    "count": 2,
+    "next": None,
+    "previous": None,
     "results": [
-        {"id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d", "memory": "Prefers window seats",
-         "user_id": "alice", "metadata": {"type": "user_preference", "confidence": 0.7},
-         "categories": ["travel"], "created_at": "2024-07-20T10:00:00-07:00",
-         "updated_at": "2024-07-21T09:30:00-07:00", "immutable": False, "hash": "abc"},
-        {"id": "6c1d7a5e-9f0b-4e8a-8d3c-2b1a0f9e8d7c", "memory": "Allergic to peanuts",
-         "user_id": "alice", "metadata": None, "categories": ["health"],
-         "created_at": "2024-08-01T12:00:00-07:00", "updated_at": None, "immutable": True},
+        {
+            "id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d",
+            "memory": "Prefers window seats",
+            "user_id": "alice",
+            "metadata": {"type": "user_preference", "confidence": 0.7},
+            "categories": ["travel"],
+            "created_at": "2024-07-20T10:00:00-07:00",
+            "updated_at": "2024-07-21T09:30:00-07:00",
+            "immutable": False,
+            "hash": "abc",
+        },
+        {
+            "id": "6c1d7a5e-9f0b-4e8a-8d3c-2b1a0f9e8d7c",
+            "memory": "Allergic to peanuts",
+            "user_id": "alice",
+            "metadata": None,
+            "categories": ["health"],
+            "created_at": "2024-08-01T12:00:00-07:00",
+            "updated_at": None,
+            "immutable": True,
+        },
     ],
 }
 
@@ -188,9 +208,11 @@ def write(path: Path, text: str) -> str:
 @pytest.mark.parametrize("shape", ["platform page", "json array", "json lines"])
 def test_import_keeps_created_at_metadata_and_immutable(mem, tmp_path, shape):
     records = PLATFORM_PAGE["results"]
-    text = {"platform page": json.dumps(PLATFORM_PAGE, indent=2),
-            "json array": json.dumps(records),
-            "json lines": "\n".join(json.dumps(r) for r in records) + "\n"}[shape]
+    text = {
+        "platform page": json.dumps(PLATFORM_PAGE, indent=2),
+        "json array": json.dumps(records),
+        "json lines": "\n".join(json.dumps(r) for r in records) + "\n",
+    }[shape]
     done = mem("import", write(tmp_path / "in.json", text))
     assert ok(done) == "Imported 2 memories (0 already present).\n"
 
@@ -220,7 +242,9 @@ def test_import_from_stdin_with_missing_fields_taking_the_identity(mem):
 
 
 def test_a_broken_line_imports_nothing_unless_skip_invalid(mem, tmp_path):
-    path = write(tmp_path / "in.jsonl", '{"memory": "one"}\n{"memory": "two"}\n{"memory": "three"\n{"memory": "four"}\n')
+    path = write(
+        tmp_path / "in.jsonl", '{"memory": "one"}\n{"memory": "two"}\n{"memory": "three"\n{"memory": "four"}\n'
+    )
     err = one_line_error(mem("import", path), 2)
     assert "line 3" in err and "nothing imported" in err and "--skip-invalid" in err
     assert json.loads(ok(mem("list", "--json")))["count"] == 0
@@ -231,22 +255,25 @@ def test_a_broken_line_imports_nothing_unless_skip_invalid(mem, tmp_path):
     assert sorted(r["memory"] for r in json.loads(ok(mem("list", "--json")))["results"]) == ["four", "one", "two"]
 
 
-@pytest.mark.parametrize("record, message", [
-    ({"memory": "x", "user_id": "bob"}, "belongs to user 'bob'"),
-    ({"memory": ""}, "memory text is empty"),
-    ({"memory": 5}, "must be a string"),
-    ({"id": "x"}, "must be a string, got NoneType"),
-    ({"memory": "x", "created_at": "last tuesday"}, "created_at is not an ISO-8601 timestamp"),
-    ({"memory": "x", "created_at": 1721494800}, "created_at is not an ISO-8601 timestamp"),
-    ({"memory": "x", "created_at": "2999-01-01T00:00:00Z"}, "created_at is in the future"),
-    ({"memory": "x", "metadata": "type=x"}, "metadata must be a JSON object"),
-    ({"memory": "x", "metadata": {"c": float("nan")}}, "metadata"),
-    ({"memory": "x", "immutable": "yes"}, "immutable must be true or false"),
-    ({"memory": "x", "lifecycle_state": "archived"}, "lifecycle_state must be one of"),
-    ({"memory": "x", "source_memory_ids": "a,b"}, "source_memory_ids must be a list"),
-    ({"memory": "x", "app_id": 7}, "app_id must be a string"),
-    ("just a string", "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "record, message",
+    [
+        ({"memory": "x", "user_id": "bob"}, "belongs to user 'bob'"),
+        ({"memory": ""}, "memory text is empty"),
+        ({"memory": 5}, "must be a string"),
+        ({"id": "x"}, "must be a string, got NoneType"),
+        ({"memory": "x", "created_at": "last tuesday"}, "created_at is not an ISO-8601 timestamp"),
+        ({"memory": "x", "created_at": 1721494800}, "created_at is not an ISO-8601 timestamp"),
+        ({"memory": "x", "created_at": "2999-01-01T00:00:00Z"}, "created_at is in the future"),
+        ({"memory": "x", "metadata": "type=x"}, "metadata must be a JSON object"),
+        ({"memory": "x", "metadata": {"c": float("nan")}}, "metadata"),
+        ({"memory": "x", "immutable": "yes"}, "immutable must be true or false"),
+        ({"memory": "x", "lifecycle_state": "archived"}, "lifecycle_state must be one of"),
+        ({"memory": "x", "source_memory_ids": "a,b"}, "source_memory_ids must be a list"),
+        ({"memory": "x", "app_id": 7}, "app_id must be a string"),
+        ("just a string", "must be a JSON object"),
+    ],
+)
 def test_invalid_records_are_named_and_nothing_is_imported(mem, tmp_path, record, message):
     good = {"memory": "a good record"}
     path = write(tmp_path / "in.json", json.dumps([good, record]))
@@ -256,12 +283,15 @@ def test_invalid_records_are_named_and_nothing_is_imported(mem, tmp_path, record
     assert "1 invalid skipped" in ok(mem("import", path, "--skip-invalid"))
 
 
-@pytest.mark.parametrize("content, message", [
-    ('[{"memory": "x"},', "not valid JSON"),
-    ('{"count": 1}', '"results" list'),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"memory": "' + "9" * 10 + '"}\n{"n": ' + "9" * 5000 + "}\n", "line 2"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('[{"memory": "x"},', "not valid JSON"),
+        ('{"count": 1}', '"results" list'),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"memory": "' + "9" * 10 + '"}\n{"n": ' + "9" * 5000 + "}\n", "line 2"),
+    ],
+)
 def test_unreadable_files_are_one_line(mem, tmp_path, content, message):
     assert message in one_line_error(mem("import", write(tmp_path / "in.json", content)), 2)
 
@@ -280,23 +310,32 @@ def build_history_rich_store(home: Path) -> None:
     me = Identity("alice", "acme-api", "main", home, f"sqlite:///{home}/memories.sqlite3", home)
     with SqliteStore(home / "memories.sqlite3") as store:
         caller = Caller(store, me, actor="test")
-        ids = [add_memory(caller, text, metadata=meta)["results"][0]["id"] for text, meta in [
-            ("Deploy to ECS", {"type": "decision", "confidence": 0.9}),
-            ("Deploy to Heroku", {"type": "decision"}),
-            ("Use pnpm", {"type": "convention", "tags": ["js", "tooling"]}),
-            ("Use pnpm for installs", {"type": "convention"}),
-            ("ünïcödé ✓ — \"quoted\" \\ back\\slash\nsecond line", {"z": None, "nested": {"a": [1, 2.5, True]}}),
-            ("to be deleted", {}),
-        ]]
+        ids = [
+            add_memory(caller, text, metadata=meta)["results"][0]["id"]
+            for text, meta in [
+                ("Deploy to ECS", {"type": "decision", "confidence": 0.9}),
+                ("Deploy to Heroku", {"type": "decision"}),
+                ("Use pnpm", {"type": "convention", "tags": ["js", "tooling"]}),
+                ("Use pnpm for installs", {"type": "convention"}),
+                ('ünïcödé ✓ — "quoted" \\ back\\slash\nsecond line', {"z": None, "nested": {"a": [1, 2.5, True]}}),
+                ("to be deleted", {}),
+            ]
+        ]
         add_memory(caller, "another project's memory", app_id="acme-web")
         add_memory(caller, "frozen fact", immutable=True, agent_id="claude", run_id="r9")
         update_memory(caller, ids[2], metadata={"confidence": 0.4})
         delete_memory(caller, ids[5])
         with store.write() as writer:
-            writer.change(writer.get("alice", ids[1]), "SUPERSEDE", "test", lifecycle_state=SUPERSEDED,
-                          replacement_memory_id=ids[0])
-            writer.change(writer.get("alice", ids[2]), "MERGE", "test", lifecycle_state=MERGED,
-                          replacement_memory_id=ids[3])
+            writer.change(
+                writer.get("alice", ids[1]),
+                "SUPERSEDE",
+                "test",
+                lifecycle_state=SUPERSEDED,
+                replacement_memory_id=ids[0],
+            )
+            writer.change(
+                writer.get("alice", ids[2]), "MERGE", "test", lifecycle_state=MERGED, replacement_memory_id=ids[3]
+            )
             writer.change(writer.get("alice", ids[3]), "SYNTHESIZE", "test", source_memory_ids=(ids[2],))
 
 
@@ -336,15 +375,19 @@ def test_export_to_a_file(mem, mem0_home, tmp_path):
 
 
 def test_import_of_identical_text_records_with_ids_keeps_both(mem, tmp_path):
-    records = [{"id": "11111111-1111-4111-8111-111111111111", "memory": "same text"},
-               {"id": "22222222-2222-4222-8222-222222222222", "memory": "same text"}]
+    records = [
+        {"id": "11111111-1111-4111-8111-111111111111", "memory": "same text"},
+        {"id": "22222222-2222-4222-8222-222222222222", "memory": "same text"},
+    ]
     assert ok(mem("import", write(tmp_path / "a.json", json.dumps(records)))).startswith("Imported 2 ")
     no_ids = [{"memory": "plain"}, {"memory": "plain"}]
-    assert ok(mem("import", write(tmp_path / "b.json", json.dumps(no_ids)))) == \
-        "Imported 1 memory (1 already present).\n"
+    assert (
+        ok(mem("import", write(tmp_path / "b.json", json.dumps(no_ids)))) == "Imported 1 memory (1 already present).\n"
+    )
 
 
 # -- short ids, masked credentials, counts -------------------------------------------------
+
 
 def test_every_subcommand_taking_an_id_takes_a_unique_prefix(mem):
     memory_id = added_id(mem("add", "Use pnpm, not npm"))
@@ -361,8 +404,9 @@ def test_an_ambiguous_prefix_says_how_many_match(mem, tmp_path):
     twins = [{"id": f"abcdef12-0000-4000-8000-00000000000{n}", "memory": f"twin {n}"} for n in (1, 2, 3)]
     ok(mem("import", write(tmp_path / "twins.json", json.dumps(twins))))
     for sub in ("get", "delete", "history", "restore"):
-        assert "id prefix abcdef12 matches 3 memories; give more characters of the id" in \
-            one_line_error(mem(sub, "abcdef12"), 2)
+        assert "id prefix abcdef12 matches 3 memories; give more characters of the id" in one_line_error(
+            mem(sub, "abcdef12"), 2
+        )
     assert json.loads(ok(mem("get", "abcdef12-0000-4000-8000-000000000002")))["memory"] == "twin 2"
 
 
@@ -373,10 +417,13 @@ def test_credentials_are_masked_wherever_a_text_is_printed_unless_asked(mem):
     memory_id = added_id(mem("add", f"CI deploy token {SECRET} for the release job"))
     mem("add", "CI runs on every push")
     printed = {
-        "list": ok(mem("list")), "list --json": ok(mem("list", "--json")),
-        "get": ok(mem("get", memory_id)), "search": ok(mem("search", "deploy token")),
+        "list": ok(mem("list")),
+        "list --json": ok(mem("list", "--json")),
+        "get": ok(mem("get", memory_id)),
+        "search": ok(mem("search", "deploy token")),
         "search --json": ok(mem("search", "deploy token", "--json")),
-        "history": ok(mem("history", memory_id)), "history --json": ok(mem("history", memory_id, "--json")),
+        "history": ok(mem("history", memory_id)),
+        "history --json": ok(mem("history", memory_id, "--json")),
         "add --json": ok(mem("add", f"CI deploy token {SECRET} for the release job", "--json")),
     }
     for what, out in printed.items():
@@ -394,17 +441,28 @@ def test_counts_are_singular_for_one(mem, tmp_path):
 
 
 def test_import_with_project_id_puts_every_record_into_that_project(mem, tmp_path):
-    records = [{"id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d", "memory": "kept elsewhere", "app_id": "acme-web"},
-               {"memory": "no project given"}, {"memory": "carried its own", "app_id": "acme-web"}]
+    records = [
+        {"id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d", "memory": "kept elsewhere", "app_id": "acme-web"},
+        {"memory": "no project given"},
+        {"memory": "carried its own", "app_id": "acme-web"},
+    ]
     path = write(tmp_path / "in.json", json.dumps(records))
-    assert ok(mem("import", path, "--project-id", "other")) == "Imported 3 memories into project other (0 already present).\n"
+    assert (
+        ok(mem("import", path, "--project-id", "other"))
+        == "Imported 3 memories into project other (0 already present).\n"
+    )
     page = json.loads(ok(mem("list", "--json", "--filters", '{"app_id": "*"}')))
     assert {r["memory"]: r["app_id"] for r in page["results"]} == {
-        "kept elsewhere": "other", "no project given": "other", "carried its own": "other"}
+        "kept elsewhere": "other",
+        "no project given": "other",
+        "carried its own": "other",
+    }
 
     exported = ok(mem("export", "--project-id", "other"))  # already in the store: said, not moved
     done = mem("import", "-", "--project-id", "third", input=exported)
     assert ok(done) == "Imported 0 memories into project third (3 already present).\n"
-    assert done.stderr == ("mem0-memories: note: 3 memories already in the store under another project stayed "
-                           "there (an id is unique in a store; import into another store to copy them)\n")
+    assert done.stderr == (
+        "mem0-memories: note: 3 memories already in the store under another project stayed "
+        "there (an id is unique in a store; import into another store to copy them)\n"
+    )
     assert json.loads(ok(mem("list", "--json", "--project-id", "third")))["count"] == 0

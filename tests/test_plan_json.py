@@ -6,26 +6,55 @@ import copy
 import json
 
 import pytest
-
-from mem0_plugin.dream.plan import (ConflictAction, MergeAction, Plan, PruneAction, plan_from_dict, plan_from_json,
-                                   plan_to_json)
+from mem0_plugin.dream.plan import (
+    ConflictAction,
+    MergeAction,
+    Plan,
+    PruneAction,
+    plan_from_dict,
+    plan_from_json,
+    plan_to_json,
+)
 from mem0_plugin.errors import InvalidInputError, PlanError
 
 PLAN = Plan(
-    user_id="alice", project_id="acme-api", generated_at="2026-11-29T12:00:00+00:00",
-    policy={"session_state": 90, "decision": None}, policy_source="mem0.md", memory_count=123,
-    merges=(MergeAction(ids=("m1", "m2"), type="decision", merged_text="Auth DB is PostgreSQL — ünïcode",
-                        confidence=0.9, similarity=0.72),),
+    user_id="alice",
+    project_id="acme-api",
+    generated_at="2026-11-29T12:00:00+00:00",
+    policy={"session_state": 90, "decision": None},
+    policy_source="mem0.md",
+    memory_count=123,
+    merges=(
+        MergeAction(
+            ids=("m1", "m2"),
+            type="decision",
+            merged_text="Auth DB is PostgreSQL — ünïcode",
+            confidence=0.9,
+            similarity=0.72,
+        ),
+    ),
     conflicts=(ConflictAction(ids=("c1", "c2"), type="decision", topic="Deploy", likely_winner="c1"),),
     prunes=(PruneAction(id="p1", type="session_state", age_days=142, reason="retention"),),
     fingerprints={"p1": "1", "m2": "4", "m1": "2", "c1": "1", "c2": "7"},
 )
 
 EXPECTED = {
-    "version": 1, "user_id": "alice", "project_id": "acme-api", "generated_at": "2026-11-29T12:00:00+00:00",
-    "policy": {"decision": None, "session_state": 90}, "policy_source": "mem0.md", "memory_count": 123,
-    "merges": [{"ids": ["m1", "m2"], "type": "decision", "merged_text": "Auth DB is PostgreSQL — ünïcode",
-                "confidence": 0.9, "similarity": 0.72}],
+    "version": 1,
+    "user_id": "alice",
+    "project_id": "acme-api",
+    "generated_at": "2026-11-29T12:00:00+00:00",
+    "policy": {"decision": None, "session_state": 90},
+    "policy_source": "mem0.md",
+    "memory_count": 123,
+    "merges": [
+        {
+            "ids": ["m1", "m2"],
+            "type": "decision",
+            "merged_text": "Auth DB is PostgreSQL — ünïcode",
+            "confidence": 0.9,
+            "similarity": 0.72,
+        }
+    ],
     "conflicts": [{"ids": ["c1", "c2"], "type": "decision", "topic": "Deploy", "likely_winner": "c1"}],
     "prunes": [{"id": "p1", "type": "session_state", "age_days": 142, "reason": "retention"}],
     "fingerprints": {"c1": "1", "c2": "7", "m1": "2", "m2": "4", "p1": "1"},
@@ -179,15 +208,18 @@ def test_a_memory_in_a_merge_and_a_conflict_is_refused():
         plan_from_json(json.dumps(data))
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("", "plan is not valid JSON (line 1, column 1: Expecting value)"),
-    ("{", "plan is not valid JSON (line 1, column 2: Expecting property name enclosed in double quotes)"),
-    ("[]", "plan must be a JSON object, got a list"),
-    ("null", "plan must be a JSON object, got null"),
-    ('{"version": NaN}', "plan is not valid JSON (NaN is not a number)"),
-    (b"\xff\xfe", "plan is not UTF-8 text"),
-    ("[" * 100_000, "plan is not valid JSON (nested too deeply)"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "plan is not valid JSON (line 1, column 1: Expecting value)"),
+        ("{", "plan is not valid JSON (line 1, column 2: Expecting property name enclosed in double quotes)"),
+        ("[]", "plan must be a JSON object, got a list"),
+        ("null", "plan must be a JSON object, got null"),
+        ('{"version": NaN}', "plan is not valid JSON (NaN is not a number)"),
+        (b"\xff\xfe", "plan is not UTF-8 text"),
+        ("[" * 100_000, "plan is not valid JSON (nested too deeply)"),
+    ],
+)
 def test_unreadable_plan_files(text, message):
     with pytest.raises(PlanError) as caught:
         plan_from_json(text)

@@ -66,9 +66,26 @@ ROOT_PLACEHOLDERS = ("${CLAUDE_PLUGIN_ROOT}", "${CURSOR_PLUGIN_ROOT}", "${PLUGIN
 
 # Keys .cursor-plugin/plugin.json may hold: Cursor's manifest schema has additionalProperties false.
 CURSOR_MANIFEST_KEYS = {
-    "name", "displayName", "description", "version", "author", "publisher", "homepage",
-    "repository", "license", "logo", "keywords", "category", "tags", "commands", "agents",
-    "skills", "rules", "hooks", "variables", "mcpServers",
+    "name",
+    "displayName",
+    "description",
+    "version",
+    "author",
+    "publisher",
+    "homepage",
+    "repository",
+    "license",
+    "logo",
+    "keywords",
+    "category",
+    "tags",
+    "commands",
+    "agents",
+    "skills",
+    "rules",
+    "hooks",
+    "variables",
+    "mcpServers",
 }
 
 
@@ -382,17 +399,25 @@ def test_skill_runs_commands_through_the_launcher(skill):
 def test_launcher_compiles_with_a_bare_python(tmp_path):
     py_compile.compile(str(LAUNCHER), cfile=str(tmp_path / "launch.pyc"), doraise=True)
     tree = ast.parse(LAUNCHER.read_text(encoding="utf-8"))
-    imports = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-               for alias in node.names}
-    imports |= {node.module.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and node.module}
+    imports = {
+        alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+    }
+    imports |= {
+        node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
     assert imports <= set(sys.stdlib_module_names) | {"__future__"}, imports
 
 
 def run_launcher(*args, env=None, cwd=None, timeout=60, launcher=LAUNCHER):
-    return subprocess.run([sys.executable, str(launcher), *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, cwd=cwd, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, str(launcher), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_launcher_help_and_errors():
@@ -511,8 +536,9 @@ def test_changed_source_without_a_new_version_reinstalls(tmp_path):
 def test_source_fingerprint_covers_the_package_and_nothing_else(tmp_path):
     root = tmp_path / "root"
     (root / "plugin" / "pkg").mkdir(parents=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\n'
-                                         '[tool.setuptools.packages.find]\nwhere = ["plugin"]\n')
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "x"\nversion = "1"\n[tool.setuptools.packages.find]\nwhere = ["plugin"]\n'
+    )
     (root / "plugin" / "pkg" / "mod.py").write_text("A = 1\n")
     first = launch.source_fingerprint(root)
     (root / "README.md").write_text("docs\n")
@@ -540,9 +566,13 @@ def test_a_run_without_data_dir_reuses_the_recorded_virtualenv(tmp_path, mem0_ho
 
 def pip_reaches_an_index() -> bool:
     try:
-        probe = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "pip",
-                                "--disable-pip-version-check"], capture_output=True, text=True,
-                               timeout=120, stdin=subprocess.DEVNULL)
+        probe = subprocess.run(
+            [sys.executable, "-m", "pip", "index", "versions", "pip", "--disable-pip-version-check"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
@@ -556,14 +586,21 @@ class FirstInstall:
     Its own folder and environment, fixed when it starts (tests meanwhile change the process's
     environment and working directory): MEM0_HOME in the folder, as mem0_home gives every test."""
 
-    started: "FirstInstall | None" = None
+    started: FirstInstall | None = None
 
     def __init__(self):
         self.folder = Path(tempfile.mkdtemp(prefix="mem0-first-install-"))
         self.data = self.folder / "data"
-        self.env = {**os.environ, "MEM0_HOME": str(self.folder / "mem0home"), "MEM0_USER_ID": "alice",
-                    "MEM0_PROJECT_ID": "acme-api", "MEM0_DREAM_LOCK": str(self.folder / "dream_auto.lock"),
-                    "MEM0_PLUGIN_USE_PATH": "", "CLAUDE_PLUGIN_DATA": "", "MEM0_PLUGIN_DATA": ""}
+        self.env = {
+            **os.environ,
+            "MEM0_HOME": str(self.folder / "mem0home"),
+            "MEM0_USER_ID": "alice",
+            "MEM0_PROJECT_ID": "acme-api",
+            "MEM0_DREAM_LOCK": str(self.folder / "dream_auto.lock"),
+            "MEM0_PLUGIN_USE_PATH": "",
+            "CLAUDE_PLUGIN_DATA": "",
+            "MEM0_PLUGIN_DATA": "",
+        }
         self.env.pop("MEM0_STORE", None)
         self.root: Path | None = None
         self.first: subprocess.CompletedProcess | None = None
@@ -595,10 +632,17 @@ class FirstInstall:
 
     def run(self, *args, timeout=120) -> subprocess.CompletedProcess:
         assert self.root is not None
-        return subprocess.run([sys.executable, str(self.root / "scripts" / "launch.py"), *args], capture_output=True,
-                              text=True, env=self.env, cwd=self.folder, timeout=timeout, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, str(self.root / "scripts" / "launch.py"), *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=self.folder,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
 
-    def finished(self) -> "FirstInstall":
+    def finished(self) -> FirstInstall:
         self.thread.join(timeout=1000)
         assert not self.thread.is_alive(), "the first install did not finish"
         if self.failure is not None:

@@ -17,7 +17,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from mem0_plugin import mem0_config, operations
 from mem0_plugin.dream.analysis import analyse, takes_part
 from mem0_plugin.dream.plan import plan_from_json, plan_to_json
@@ -39,23 +38,29 @@ def check_policies(policies: object) -> None:
     assert isinstance(policies, dict)
     for key, value in policies.items():
         assert isinstance(key, str) and key
-        assert value is None or (isinstance(value, int) and not isinstance(value, bool)
-                                 and 0 <= value <= mem0_config.MAX_RETENTION_DAYS)
+        assert value is None or (
+            isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= mem0_config.MAX_RETENTION_DAYS
+        )
 
 
 retention_line = st.one_of(
-    st.builds(lambda c, n, unit: f"{c}: {n}{unit}",
-              st.from_regex(r"[A-Za-z0-9_.\-]{1,12}", fullmatch=True),
-              st.one_of(st.integers(min_value=0, max_value=10 ** 30), st.just(99999999999)),
-              st.sampled_from(["d", "D", " d", "", "days", "d # note"])),
+    st.builds(
+        lambda c, n, unit: f"{c}: {n}{unit}",
+        st.from_regex(r"[A-Za-z0-9_.\-]{1,12}", fullmatch=True),
+        st.one_of(st.integers(min_value=0, max_value=10**30), st.just(99999999999)),
+        st.sampled_from(["d", "D", " d", "", "days", "d # note"]),
+    ),
     st.builds(lambda c: f"{c}: forever", st.text(max_size=12)),
     st.text(max_size=40),
 )
 mem0_md_text = st.one_of(
     st.text(max_size=400),
-    st.builds(lambda head, lines, tail: head + "\n## Retention\n" + "\n".join(lines) + tail,
-              st.text(max_size=40), st.lists(retention_line, max_size=8),
-              st.sampled_from(["", "\n## Other\nx: 1d", "\n##", "\n## retention\nsession_state: 3d"])),
+    st.builds(
+        lambda head, lines, tail: head + "\n## Retention\n" + "\n".join(lines) + tail,
+        st.text(max_size=40),
+        st.lists(retention_line, max_size=8),
+        st.sampled_from(["", "\n## Other\nx: 1d", "\n##", "\n## retention\nsession_state: 3d"]),
+    ),
 )
 
 
@@ -88,24 +93,55 @@ def test_parse_retention_of_a_non_string_is_empty(value):
 # ------------------------------------------------------------------ filters compile or are refused cleanly
 
 MARK = "Zq"  # every generated free-text value carries it, so it can be looked for in the SQL
-KEYS = [*LOGICAL, "user_id", "app_id", "agent_id", "run_id", "id", "memory", "lifecycle_state",
-        "created_at", "updated_at", "metadata", "and", "Or", "type", "", "*"]
+KEYS = [
+    *LOGICAL,
+    "user_id",
+    "app_id",
+    "agent_id",
+    "run_id",
+    "id",
+    "memory",
+    "lifecycle_state",
+    "created_at",
+    "updated_at",
+    "metadata",
+    "and",
+    "Or",
+    "type",
+    "",
+    "*",
+]
 free_text = st.text(max_size=12).map(lambda t: MARK + t)
 scalar = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
-    st.floats(allow_nan=True, allow_infinity=True), free_text,
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    free_text,
     st.sampled_from(["alice", "bob", "*", "acme-api", "2026-01-01T00:00:00Z", "2026-13-45", "", "active"]),
 )
 key = st.one_of(st.sampled_from(KEYS), st.sampled_from(OPERATORS), free_text)
-json_ish = st.recursive(scalar, lambda children: st.one_of(
-    st.lists(children, max_size=4), st.dictionaries(key, children, max_size=4)), max_leaves=25)
+json_ish = st.recursive(
+    scalar,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(key, children, max_size=4)),
+    max_leaves=25,
+)
 filter_like = st.one_of(
     json_ish,
-    st.dictionaries(st.sampled_from(["app_id", "created_at", "metadata", "id", "user_id"]),
-                    st.one_of(scalar, st.dictionaries(st.sampled_from(OPERATORS), json_ish, max_size=2),
-                              st.dictionaries(free_text, st.one_of(scalar, st.dictionaries(
-                                  st.sampled_from(OPERATORS), json_ish, max_size=2)), max_size=2)),
-                    min_size=1, max_size=3),
+    st.dictionaries(
+        st.sampled_from(["app_id", "created_at", "metadata", "id", "user_id"]),
+        st.one_of(
+            scalar,
+            st.dictionaries(st.sampled_from(OPERATORS), json_ish, max_size=2),
+            st.dictionaries(
+                free_text,
+                st.one_of(scalar, st.dictionaries(st.sampled_from(OPERATORS), json_ish, max_size=2)),
+                max_size=2,
+            ),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
     st.builds(lambda op, items: {op: items}, st.sampled_from(LOGICAL), st.lists(json_ish, max_size=3)),
 )
 
@@ -116,13 +152,31 @@ def filter_store(tmp_path_factory):
     store = SqliteStore(db)
     stamp = NOW.isoformat()
     with store.write() as writer:
-        for index, metadata in enumerate([{}, {"type": "decision", "confidence": 0.9}, {"tags": ["a", MARK]},
-                                          {"n": 3, "flag": True, "nested": {"x": 1}}, {"type": None}]):
-            writer.insert(Memory(id=f"f{index}", memory=f"memory {index} {MARK}", user_id="alice",
-                                 app_id="acme-api" if index % 2 else "other", metadata=metadata,
-                                 created_at=stamp, updated_at=stamp), actor="test")
-        writer.insert(Memory(id="bob1", memory="bob's", user_id="bob", app_id="acme-api", created_at=stamp,
-                             updated_at=stamp), actor="test")
+        for index, metadata in enumerate(
+            [
+                {},
+                {"type": "decision", "confidence": 0.9},
+                {"tags": ["a", MARK]},
+                {"n": 3, "flag": True, "nested": {"x": 1}},
+                {"type": None},
+            ]
+        ):
+            writer.insert(
+                Memory(
+                    id=f"f{index}",
+                    memory=f"memory {index} {MARK}",
+                    user_id="alice",
+                    app_id="acme-api" if index % 2 else "other",
+                    metadata=metadata,
+                    created_at=stamp,
+                    updated_at=stamp,
+                ),
+                actor="test",
+            )
+        writer.insert(
+            Memory(id="bob1", memory="bob's", user_id="bob", app_id="acme-api", created_at=stamp, updated_at=stamp),
+            actor="test",
+        )
     identity = resolve_identity(user_id="alice", project_id="acme-api", store=f"sqlite:///{db}", cwd=str(db.parent))
     yield operations.Caller(store, identity)
     store.close()
@@ -148,8 +202,10 @@ def test_any_filter_compiles_and_runs_or_is_refused_with_the_clear_error(filter_
 @given(st.one_of(filter_like, filter_like.map(lambda f: json.dumps(f, allow_nan=True)), st.text(max_size=30)))
 def test_tools_given_any_filter_answer_or_raise_a_clear_error(filter_store, filters):
     """Through the tool functions (JSON text accepted too): an answer confined to alice, or an input error."""
-    for call in (lambda: operations.get_memories(filter_store, filters),
-                 lambda: operations.search_memories(filter_store, "memory", filters)):
+    for call in (
+        lambda: operations.get_memories(filter_store, filters),
+        lambda: operations.search_memories(filter_store, "memory", filters),
+    ):
         try:
             answer = call()
         except (InvalidInputError, ScopeError) as exc:
@@ -162,19 +218,74 @@ def test_tools_given_any_filter_answer_or_raise_a_clear_error(filter_store, filt
 # ------------------------------------------------------------------ analysis invariants
 
 SENTENCES = [
-    "Use PostgreSQL for auth", "Auth DB is PostgreSQL", "use postgresql for auth", "Use MySQL for auth",
-    "Run tests with pytest -q", "Tests are run with pytest -q", "Run tests with pytest -x",
-    "Use tabs for indentation", "Tabs are used for indentation", "Never commit directly to main",
-    "Don't commit directly to main", "Deploy to ECS", "Deploy to Vercel", "Deploy API to ECS",
-    "API listens on port 8080", "API listens on port 3000", "Use Redis", "Don't use Redis",
-    "Project uses Python v2", "Project uses Python v3", "lives in Tokyo", "moved to Osaka",
-    "Config lives in src/app/config.py", "Config lives in src/core/config.py", "maybe something about stuff",
-    "Working on the login form refactor", "Prefer small pull requests",
+    "Use PostgreSQL for auth",
+    "Auth DB is PostgreSQL",
+    "use postgresql for auth",
+    "Use MySQL for auth",
+    "Run tests with pytest -q",
+    "Tests are run with pytest -q",
+    "Run tests with pytest -x",
+    "Use tabs for indentation",
+    "Tabs are used for indentation",
+    "Never commit directly to main",
+    "Don't commit directly to main",
+    "Deploy to ECS",
+    "Deploy to Vercel",
+    "Deploy API to ECS",
+    "API listens on port 8080",
+    "API listens on port 3000",
+    "Use Redis",
+    "Don't use Redis",
+    "Project uses Python v2",
+    "Project uses Python v3",
+    "lives in Tokyo",
+    "moved to Osaka",
+    "Config lives in src/app/config.py",
+    "Config lives in src/core/config.py",
+    "maybe something about stuff",
+    "Working on the login form refactor",
+    "Prefer small pull requests",
 ]
-VOCABULARY = ["use", "the", "for", "auth", "db", "PostgreSQL", "redis", "cache", "tests", "run", "with",
-              "pytest", "don't", "never", "only", "before", "deploy", "to", "ECS", "Vercel", "port", "8080",
-              "3000", "v2", "library", "tool", "project", "is", "are", "logs", "src/app.py", "`make`",
-              "\x1b[31m", "é", "ünïcödé", "\u202e", "\r", "Tokyo"]
+VOCABULARY = [
+    "use",
+    "the",
+    "for",
+    "auth",
+    "db",
+    "PostgreSQL",
+    "redis",
+    "cache",
+    "tests",
+    "run",
+    "with",
+    "pytest",
+    "don't",
+    "never",
+    "only",
+    "before",
+    "deploy",
+    "to",
+    "ECS",
+    "Vercel",
+    "port",
+    "8080",
+    "3000",
+    "v2",
+    "library",
+    "tool",
+    "project",
+    "is",
+    "are",
+    "logs",
+    "src/app.py",
+    "`make`",
+    "\x1b[31m",
+    "é",
+    "ünïcödé",
+    "\u202e",
+    "\r",
+    "Tokyo",
+]
 texts = st.one_of(
     st.sampled_from(SENTENCES),
     st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=7).map(" ".join),
@@ -185,17 +296,27 @@ odd_values = st.sampled_from(["high", math.nan, math.inf, -math.inf, True, False
 metadata_strategy = st.fixed_dictionaries(
     {},
     optional={
-        "type": st.one_of(st.sampled_from(["decision", "convention", "session_state", "bug_fix", "", "  "]),
-                          odd_values),
+        "type": st.one_of(
+            st.sampled_from(["decision", "convention", "session_state", "bug_fix", "", "  "]), odd_values
+        ),
         "confidence": st.one_of(st.floats(min_value=0, max_value=1), odd_values),
         "pinned": st.one_of(st.booleans(), st.just("yes")),
         "exclude_from_dream": st.one_of(st.booleans(), st.just(1)),
         "source": st.sampled_from(["mem0-dream-auto", "mem0-dream", "cli", 7]),
-    })
+    },
+)
 created_strategy = st.one_of(
     st.integers(min_value=-30, max_value=400).map(lambda d: (NOW - timedelta(days=d, minutes=7)).isoformat()),
-    st.sampled_from(["", "not a date", "2026-02-30T00:00:00", "9999-12-31T23:59:59+00:00", "0001-01-01T00:00:00Z",
-                     "2026-11-29T12:00:00-23:59"]),
+    st.sampled_from(
+        [
+            "",
+            "not a date",
+            "2026-02-30T00:00:00",
+            "9999-12-31T23:59:59+00:00",
+            "0001-01-01T00:00:00Z",
+            "2026-11-29T12:00:00-23:59",
+        ]
+    ),
 )
 
 
@@ -205,23 +326,40 @@ def memory_sets(draw) -> list[Memory]:
     memories = []
     for index in range(count):
         created = draw(created_strategy)
-        memories.append(Memory(
-            id=f"{index:02d}-{draw(st.sampled_from(['a', 'b', 'c']))}", memory=draw(texts), user_id="alice",
-            app_id="acme-api", metadata=draw(metadata_strategy), created_at=created, updated_at=created,
-            lifecycle_state=draw(st.sampled_from(["active"] * 6 + ["merged", "superseded"])),
-            immutable=draw(st.booleans().map(lambda b: b and draw(st.integers(0, 4)) == 0)),
-            version=draw(st.integers(min_value=1, max_value=3))))
+        memories.append(
+            Memory(
+                id=f"{index:02d}-{draw(st.sampled_from(['a', 'b', 'c']))}",
+                memory=draw(texts),
+                user_id="alice",
+                app_id="acme-api",
+                metadata=draw(metadata_strategy),
+                created_at=created,
+                updated_at=created,
+                lifecycle_state=draw(st.sampled_from(["active"] * 6 + ["merged", "superseded"])),
+                immutable=draw(st.booleans().map(lambda b: b and draw(st.integers(0, 4)) == 0)),
+                version=draw(st.integers(min_value=1, max_value=3)),
+            )
+        )
     return memories
 
 
 def plan_for(memories, policy=None):
-    return analyse(memories, DEFAULT_POLICY if policy is None else policy, NOW, user_id="alice",
-                   project_id="acme-api", policy_source="default")
+    return analyse(
+        memories,
+        DEFAULT_POLICY if policy is None else policy,
+        NOW,
+        user_id="alice",
+        project_id="acme-api",
+        policy_source="default",
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(memory_sets(), st.randoms(use_true_random=False),
-       st.sampled_from([None, {}, {"decision": 0, "convention": None, "session_state": 36500}]))
+@given(
+    memory_sets(),
+    st.randoms(use_true_random=False),
+    st.sampled_from([None, {}, {"decision": 0, "convention": None, "session_state": 36500}]),
+)
 def test_analysis_invariants_on_random_memory_sets(memories, rng, policy):
     plan = plan_for(memories, policy)
     by_id = {m.id: m for m in memories}
@@ -262,10 +400,18 @@ def test_analysis_invariants_on_random_memory_sets(memories, rng, policy):
 @given(st.lists(st.sampled_from(SENTENCES), min_size=2, max_size=40), st.randoms(use_true_random=False))
 def test_analysis_finds_actions_on_realistic_sets_and_stays_order_independent(sentences, rng):
     """Many near-duplicates of a few facts: merges and conflicts do appear, and the invariants hold."""
-    memories = [Memory(id=f"r{i:03d}", memory=text, user_id="alice", app_id="acme-api",
-                       metadata={"type": "decision", "confidence": rng.choice([0.2, 0.5, 0.9])},
-                       created_at=(NOW - timedelta(days=rng.randint(0, 200))).isoformat(),
-                       updated_at=NOW.isoformat()) for i, text in enumerate(sentences)]
+    memories = [
+        Memory(
+            id=f"r{i:03d}",
+            memory=text,
+            user_id="alice",
+            app_id="acme-api",
+            metadata={"type": "decision", "confidence": rng.choice([0.2, 0.5, 0.9])},
+            created_at=(NOW - timedelta(days=rng.randint(0, 200))).isoformat(),
+            updated_at=NOW.isoformat(),
+        )
+        for i, text in enumerate(sentences)
+    ]
     plan = plan_for(memories)
     named = list(plan.memory_ids)
     assert len(named) == len(set(named))
@@ -283,11 +429,17 @@ def test_random_sets_do_produce_every_kind_of_action():
     rng = random.Random(7)
     kinds = {"merges": 0, "conflicts": 0, "prunes": 0}
     for _ in range(60):
-        memories = [Memory(id=f"x{i}", memory=rng.choice(SENTENCES), user_id="alice", app_id="acme-api",
-                           metadata={"type": rng.choice(["decision", "session_state"]),
-                                     "confidence": rng.choice([0.1, 0.9])},
-                           created_at=(NOW - timedelta(days=rng.randint(0, 200))).isoformat())
-                    for i in range(12)]
+        memories = [
+            Memory(
+                id=f"x{i}",
+                memory=rng.choice(SENTENCES),
+                user_id="alice",
+                app_id="acme-api",
+                metadata={"type": rng.choice(["decision", "session_state"]), "confidence": rng.choice([0.1, 0.9])},
+                created_at=(NOW - timedelta(days=rng.randint(0, 200))).isoformat(),
+            )
+            for i in range(12)
+        ]
         plan = plan_for(memories)
         for kind in kinds:
             kinds[kind] += len(getattr(plan, kind))

@@ -7,9 +7,8 @@ embedder is the real default model, loaded from where a user's install has it.
 
 from __future__ import annotations
 
-import pytest
-
 import labelled
+import pytest
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from mem0_plugin.sanitize import printable
 
 CASES = [
@@ -45,5 +44,5 @@ def test_result_is_one_inert_line_encodable_as_utf8(text, _):
 
 
 def test_printable_is_fast_on_large_text():
-    text = ("memory text with \x1b[31m escapes \u202e and\nnewlines " * 20_000)
+    text = "memory text with \x1b[31m escapes \u202e and\nnewlines " * 20_000
     assert printable(text).count("\\x1b") == 20_000

@@ -10,14 +10,15 @@ from datetime import datetime, timedelta, timezone
 
 import anyio
 import pytest
-
 from conftest import mcp_session
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 
 ALICE_TEXT = "Alice deploys the billing API to ECS"
-IDS = {name: f"00000000-0000-4000-8000-0000000000{n:02d}" for n, name in
-       enumerate(["active", "dup", "old", "merged", "super", "other", "bob"], start=1)}
+IDS = {
+    name: f"00000000-0000-4000-8000-0000000000{n:02d}"
+    for n, name in enumerate(["active", "dup", "old", "merged", "super", "other", "bob"], start=1)
+}
 
 
 def stamp(days: float) -> str:
@@ -31,8 +32,16 @@ def shared_store(mem0_home):
     db = mem0_home / "memories.sqlite3"
 
     def memory(memory_id, text, user="alice", app="acme-api", **fields):
-        return Memory(id=memory_id, memory=text, user_id=user, app_id=app, created_at=stamp(fields.pop("age", 5)),
-                      updated_at=stamp(1), metadata=fields.pop("metadata", {"type": "decision"}), **fields)
+        return Memory(
+            id=memory_id,
+            memory=text,
+            user_id=user,
+            app_id=app,
+            created_at=stamp(fields.pop("age", 5)),
+            updated_at=stamp(1),
+            metadata=fields.pop("metadata", {"type": "decision"}),
+            **fields,
+        )
 
     with SqliteStore(db) as store, store.write() as writer:
         for item in (
@@ -40,8 +49,9 @@ def shared_store(mem0_home):
             memory(IDS["dup"], "Alice deploys the billing API to ECS", age=4),
             memory(IDS["old"], "Old session of alice", metadata={"type": "session_state"}, age=300),
             memory(IDS["merged"], "Alice merged note", lifecycle_state="merged", replacement_memory_id=IDS["active"]),
-            memory(IDS["super"], "Alice superseded note", lifecycle_state="superseded",
-                   replacement_memory_id=IDS["active"]),
+            memory(
+                IDS["super"], "Alice superseded note", lifecycle_state="superseded", replacement_memory_id=IDS["active"]
+            ),
             memory(IDS["other"], "Alice in another project", app="acme-web"),
             memory(IDS["bob"], "Bob's own note about ECS", user="bob"),
         ):
@@ -68,31 +78,48 @@ def test_an_mcp_server_for_bob_never_reaches_alices_memories(shared_store):
                 return result.is_error, (result.content[0].text if result.is_error else result.structured_content)
 
             for memory_id in before:  # by id, whatever its state or project
-                for tool, arguments in (("get_memory", {"memory_id": memory_id}), ("get_memory", {"id": memory_id}),
-                                        ("update_memory", {"memory_id": memory_id, "text": "bob was here"}),
-                                        ("update_memory", {"id": memory_id, "metadata": {"pinned": True}}),
-                                        ("delete_memory", {"memory_id": memory_id}),
-                                        ("delete_memory", {"id": memory_id})):
+                for tool, arguments in (
+                    ("get_memory", {"memory_id": memory_id}),
+                    ("get_memory", {"id": memory_id}),
+                    ("update_memory", {"memory_id": memory_id, "text": "bob was here"}),
+                    ("update_memory", {"id": memory_id, "metadata": {"pinned": True}}),
+                    ("delete_memory", {"memory_id": memory_id}),
+                    ("delete_memory", {"id": memory_id}),
+                ):
                     error, text = await answer(tool, **arguments)
                     assert error and "not found" in text, (tool, memory_id, text)
 
-            for filters in ({"user_id": "alice"}, {"user_id": {"in": ["bob", "alice"]}},
-                            {"user_id": {"nin": ["alice"]}}, {"OR": [{"user_id": "bob"}, {"user_id": "alice"}]},
-                            {"NOT": [{"user_id": "alice"}]},
-                            {"AND": [{"app_id": "*"}, {"user_id": {"eq": "alice"}}]},
-                            '{"user_id": "alice"}'):
+            for filters in (
+                {"user_id": "alice"},
+                {"user_id": {"in": ["bob", "alice"]}},
+                {"user_id": {"nin": ["alice"]}},
+                {"OR": [{"user_id": "bob"}, {"user_id": "alice"}]},
+                {"NOT": [{"user_id": "alice"}]},
+                {"AND": [{"app_id": "*"}, {"user_id": {"eq": "alice"}}]},
+                '{"user_id": "alice"}',
+            ):
                 for tool, extra in (("get_memories", {}), ("search_memories", {"query": ALICE_TEXT})):
                     error, text = await answer(tool, filters=filters, **extra)
                     assert error and "another user" in text, (filters, text)
 
             seen = set()
-            for filters in (None, {"app_id": "*"}, {"user_id": "*"}, {"user_id": "bob"},
-                            {"id": {"in": list(before)}}, {"NOT": [{"user_id": "bob"}]}, {"app_id": "acme-web"},
-                            {"user_id": {"ne": "bob"}},
-                            {"memory": {"icontains": "alice"}}, {"metadata": {"type": "*"}}):
+            for filters in (
+                None,
+                {"app_id": "*"},
+                {"user_id": "*"},
+                {"user_id": "bob"},
+                {"id": {"in": list(before)}},
+                {"NOT": [{"user_id": "bob"}]},
+                {"app_id": "acme-web"},
+                {"user_id": {"ne": "bob"}},
+                {"memory": {"icontains": "alice"}},
+                {"metadata": {"type": "*"}},
+            ):
                 arguments = {} if filters is None else {"filters": filters}
-                for tool, extra in (("get_memories", {"include_merged": True}),
-                                    ("search_memories", {"query": ALICE_TEXT, "include_merged": True})):
+                for tool, extra in (
+                    ("get_memories", {"include_merged": True}),
+                    ("search_memories", {"query": ALICE_TEXT, "include_merged": True}),
+                ):
                     error, result = await answer(tool, **arguments, **extra)
                     assert not error, (filters, result)
                     seen |= {(r["user_id"], r["id"]) for r in result["results"]}
@@ -111,12 +138,18 @@ def test_an_mcp_server_for_bob_never_reaches_alices_memories(shared_store):
 # ------------------------------------------------------------------ every command with --user-id bob
 
 
-@pytest.mark.parametrize("args", [
-    ("mem0-memories", "get", IDS["active"]), ("mem0-memories", "delete", IDS["active"]),
-    ("mem0-memories", "history", IDS["active"]), ("mem0-memories", "restore", IDS["merged"]),
-    ("mem0-memories", "restore", IDS["other"]),
-    ("mem0-forget", IDS["active"]), ("mem0-forget", "--ids", IDS["active"], "--yes"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("mem0-memories", "get", IDS["active"]),
+        ("mem0-memories", "delete", IDS["active"]),
+        ("mem0-memories", "history", IDS["active"]),
+        ("mem0-memories", "restore", IDS["merged"]),
+        ("mem0-memories", "restore", IDS["other"]),
+        ("mem0-forget", IDS["active"]),
+        ("mem0-forget", "--ids", IDS["active"], "--yes"),
+    ],
+)
 def test_commands_for_bob_find_none_of_alices_memories_by_id(shared_store, run_cli, args):
     before = alice_state(shared_store)
     done = run_cli(*args, "--user-id", "bob", input="y\n")
@@ -127,18 +160,21 @@ def test_commands_for_bob_find_none_of_alices_memories_by_id(shared_store, run_c
     assert alice_state(shared_store) == before
 
 
-@pytest.mark.parametrize("args, code", [
-    (("mem0-memories", "list", "--filters", '{"user_id": "alice"}'), 4),
-    (("mem0-memories", "search", "billing", "--filters", '{"OR": [{"user_id": "alice"}]}'), 4),
-    (("mem0-memories", "list", "--filters", '{"app_id": "*"}', "--include-merged"), 0),
-    (("mem0-memories", "search", ALICE_TEXT, "--filters", '{"user_id": "*"}'), 0),
-    (("mem0-memories", "export", "--all-projects"), 0),
-    (("mem0-forget", "deploys billing"), 0),
-    (("mem0-health", "--deep"), 0),
-    (("mem0-health", "--deep", "--json"), 0),
-    (("mem0-dream", "--plan", "--json"), 0),
-    (("mem0-dream", "--auto"), 0),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (("mem0-memories", "list", "--filters", '{"user_id": "alice"}'), 4),
+        (("mem0-memories", "search", "billing", "--filters", '{"OR": [{"user_id": "alice"}]}'), 4),
+        (("mem0-memories", "list", "--filters", '{"app_id": "*"}', "--include-merged"), 0),
+        (("mem0-memories", "search", ALICE_TEXT, "--filters", '{"user_id": "*"}'), 0),
+        (("mem0-memories", "export", "--all-projects"), 0),
+        (("mem0-forget", "deploys billing"), 0),
+        (("mem0-health", "--deep"), 0),
+        (("mem0-health", "--deep", "--json"), 0),
+        (("mem0-dream", "--plan", "--json"), 0),
+        (("mem0-dream", "--auto"), 0),
+    ],
+)
 def test_commands_for_bob_read_and_change_none_of_alices_memories(shared_store, run_cli, args, code):
     before = alice_state(shared_store)
     done = run_cli(*args, "--user-id", "bob", input="cancel\n")
@@ -193,16 +229,22 @@ def test_import_refuses_records_of_another_user(shared_store, run_cli, tmp_path)
 # ------------------------------------------------------------------ credentials
 
 
-JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
-       "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ."
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
 SECRETS = {
     "aws": ("CI uploads with AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
-    "github": ("token ghp_16C7e42F292c6912E7710c838347Ae178B4a for the bot",
-               "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+    "github": (
+        "token ghp_16C7e42F292c6912E7710c838347Ae178B4a for the bot",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
     "openai": ("OPENAI_API_KEY=sk-proj-Abc123def456ghi789jkl012mno", "sk-proj-Abc123def456ghi789jkl012mno"),
     "jwt": (f"staging session {JWT}", JWT),
-    "pem": ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq98KZ2e4uJpQZ2e4uJpQ\n-----END RSA PRIVATE KEY-----",
-            "MIIEowIBAAKCAQEA7bq98KZ2e4uJpQZ2e4uJpQ"),
+    "pem": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq98KZ2e4uJpQZ2e4uJpQ\n-----END RSA PRIVATE KEY-----",
+        "MIIEowIBAAKCAQEA7bq98KZ2e4uJpQZ2e4uJpQ",
+    ),
     "password": ("the staging db password=Tr0ub4dor&3xyz", "Tr0ub4dor&3xyz"),
     "url": ("connect to postgres://app:s3cr3tpass@db:5432/main", "s3cr3tpass"),
 }
@@ -210,15 +252,27 @@ SECRETS = {
 
 @pytest.fixture
 def secret_store(run_cli, tmp_path):
-    records = [{"id": f"s-{name}", "memory": text, "metadata": {"type": "environmental"}}
-               for name, (text, _) in SECRETS.items()]
+    records = [
+        {"id": f"s-{name}", "memory": text, "metadata": {"type": "environmental"}}
+        for name, (text, _) in SECRETS.items()
+    ]
     # a duplicate pair, a merged and a superseded memory that also hold secrets: listed, and masked everywhere
     records += [
         {"id": "s-dup", "memory": "CI uploads with AKIAIOSFODNN7EXAMPLE", "metadata": {"type": "environmental"}},
-        {"id": "s-merged", "memory": "old key sk-live-ZZZZZZZZZZZZZZZZZZZZZZZZ", "lifecycle_state": "merged",
-         "replacement_memory_id": "s-aws", "metadata": {"type": "environmental"}},
-        {"id": "s-super", "memory": "xoxb-123456789012-abcdefghijkl is the slack bot", "lifecycle_state": "superseded",
-         "replacement_memory_id": "s-aws", "metadata": {}},
+        {
+            "id": "s-merged",
+            "memory": "old key sk-live-ZZZZZZZZZZZZZZZZZZZZZZZZ",
+            "lifecycle_state": "merged",
+            "replacement_memory_id": "s-aws",
+            "metadata": {"type": "environmental"},
+        },
+        {
+            "id": "s-super",
+            "memory": "xoxb-123456789012-abcdefghijkl is the slack bot",
+            "lifecycle_state": "superseded",
+            "replacement_memory_id": "s-aws",
+            "metadata": {},
+        },
         {"id": "s-plain", "memory": "The token is refreshed every 10 minutes", "metadata": {"type": "convention"}},
     ]
     path = tmp_path / "secrets.jsonl"
@@ -230,8 +284,10 @@ def secret_store(run_cli, tmp_path):
     return records
 
 
-FULL_SECRETS = [secret for _, secret in SECRETS.values()] + ["sk-live-ZZZZZZZZZZZZZZZZZZZZZZZZ",
-                                                             "xoxb-123456789012-abcdefghijkl"]
+FULL_SECRETS = [secret for _, secret in SECRETS.values()] + [
+    "sk-live-ZZZZZZZZZZZZZZZZZZZZZZZZ",
+    "xoxb-123456789012-abcdefghijkl",
+]
 
 
 def test_health_deep_flags_every_credential_and_never_prints_one_in_full(secret_store, run_cli):
@@ -259,8 +315,9 @@ def test_health_deep_json_lists_credentials_masked(secret_store, run_cli):
     assert quality["counts"]["credentials"] == len(flagged)
 
 
-@pytest.mark.parametrize("args", [("mem0-forget", "CI uploads"), ("mem0-forget", "s-aws"),
-                                  ("mem0-forget", "staging", "--json")])
+@pytest.mark.parametrize(
+    "args", [("mem0-forget", "CI uploads"), ("mem0-forget", "s-aws"), ("mem0-forget", "staging", "--json")]
+)
 def test_forget_listings_mask_credentials(secret_store, run_cli, args):
     done = run_cli(*args, input="cancel\n")
     assert done.returncode == 0, done.stderr

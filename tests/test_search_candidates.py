@@ -13,15 +13,16 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
-
 from mem0_plugin.filters import compile_filters
 from mem0_plugin.records import Memory
 from mem0_plugin.store import ReadMode, SqliteStore
 from mem0_plugin.store import search as lexical
 from mem0_plugin.text import overlap_score, significant_words
 
-WORDS = ("deploy billing service api postgres redis cache queue worker test fixture port "
-         "config docker ecs vercel auth token session retry webhook stripe invoice").split()
+WORDS = (
+    "deploy billing service api postgres redis cache queue worker test fixture port "
+    "config docker ecs vercel auth token session retry webhook stripe invoice"
+).split()
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
@@ -33,13 +34,24 @@ def fill(store: SqliteStore, rng: random.Random, count: int) -> None:
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 7)))
             stamp = (START + timedelta(minutes=rng.randint(0, 5000))).isoformat()  # ties on purpose
             state = rng.choice(["active"] * 8 + ["superseded", "merged"])
-            writer.insert(Memory(id=f"m{i:05d}", memory=text, user_id=user, app_id=app,
-                                 metadata={"type": rng.choice(["decision", "convention"])},
-                                 created_at=stamp, updated_at=stamp, lifecycle_state=state), actor="test")
+            writer.insert(
+                Memory(
+                    id=f"m{i:05d}",
+                    memory=text,
+                    user_id=user,
+                    app_id=app,
+                    metadata={"type": rng.choice(["decision", "convention"])},
+                    created_at=stamp,
+                    updated_at=stamp,
+                    lifecycle_state=state,
+                ),
+                actor="test",
+            )
 
 
-def exhaustive(store: SqliteStore, user: str, query: str, filters, mode: ReadMode, top_k: int,
-               threshold=None) -> list[tuple[str, float]]:
+def exhaustive(
+    store: SqliteStore, user: str, query: str, filters, mode: ReadMode, top_k: int, threshold=None
+) -> list[tuple[str, float]]:
     where = compile_filters(filters, user_id=user)
     sql, params = store._where(user, where, mode)
     rows = store._query(f"SELECT id, created_at, memory FROM memories WHERE {sql}", params)
@@ -53,8 +65,11 @@ def exhaustive(store: SqliteStore, user: str, query: str, filters, mode: ReadMod
 
 
 CASES = [
-    ("alice", None), ("alice", {"app_id": "acme-api"}), ("alice", {"app_id": "acme-web"}),
-    ("bob", {"app_id": "acme-api"}), ("alice", {"metadata": {"type": "decision"}}),
+    ("alice", None),
+    ("alice", {"app_id": "acme-api"}),
+    ("alice", {"app_id": "acme-web"}),
+    ("bob", {"app_id": "acme-api"}),
+    ("alice", {"metadata": {"type": "decision"}}),
 ]
 
 
@@ -106,10 +121,28 @@ def test_other_users_matches_never_crowd_out_the_callers(tmp_path, monkeypatch):
     store = SqliteStore(tmp_path / "s.sqlite3")
     with store.write() as writer:
         for i in range(300):  # bob's exact matches rank first among the candidates
-            writer.insert(Memory(id=f"b{i:04d}", memory="deploy billing", user_id="bob", app_id="p",
-                                 created_at=START.isoformat(), updated_at=START.isoformat()), actor="t")
-        writer.insert(Memory(id="a1", memory="deploy billing service to ecs today", user_id="alice", app_id="p",
-                             created_at=START.isoformat(), updated_at=START.isoformat()), actor="t")
+            writer.insert(
+                Memory(
+                    id=f"b{i:04d}",
+                    memory="deploy billing",
+                    user_id="bob",
+                    app_id="p",
+                    created_at=START.isoformat(),
+                    updated_at=START.isoformat(),
+                ),
+                actor="t",
+            )
+        writer.insert(
+            Memory(
+                id="a1",
+                memory="deploy billing service to ecs today",
+                user_id="alice",
+                app_id="p",
+                created_at=START.isoformat(),
+                updated_at=START.isoformat(),
+            ),
+            actor="t",
+        )
     hits = store.search("alice", "deploy billing", compile_filters(None, user_id="alice"), ReadMode.DEFAULT, 10)
     assert [m.id for m, _ in hits] == ["a1"]
     store.close()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -13,14 +11,12 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from mem0_plugin import operations
-from mem0_plugin.errors import (ImmutableError, InvalidInputError, NotFoundError, ScopeError,
-                                StaleWriteError, StoreError)
+from mem0_plugin.errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError, StaleWriteError, StoreError
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller
 from mem0_plugin.records import MERGED, SUPERSEDED
-from mem0_plugin.store import ReadMode, SqliteStore, open_store
+from mem0_plugin.store import SqliteStore, open_store
 from mem0_plugin.store.migrations import MIGRATIONS
 from mem0_plugin.timeutil import parse_timestamp
 
@@ -28,8 +24,14 @@ T0 = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 
 
 def make_identity(user: str, tmp: Path, project: str = "acme-api") -> Identity:
-    return Identity(user_id=user, project_id=project, branch="main", home=tmp,
-                    store_url=f"sqlite:///{tmp}/memories.sqlite3", cwd=tmp)
+    return Identity(
+        user_id=user,
+        project_id=project,
+        branch="main",
+        home=tmp,
+        store_url=f"sqlite:///{tmp}/memories.sqlite3",
+        cwd=tmp,
+    )
 
 
 @pytest.fixture
@@ -72,10 +74,21 @@ def test_251_records_in_pages_of_200(alice):
     third = operations.get_memories(alice, page=3, page_size=200)
 
     assert set(first) == {"count", "page", "page_size", "next", "previous", "results"}
-    assert (first["count"], first["page"], first["page_size"], first["next"], first["previous"],
-            len(first["results"])) == (251, 1, 200, 2, None, 200)
-    assert (second["count"], second["page"], second["next"], second["previous"],
-            len(second["results"])) == (251, 2, None, 1, 51)
+    assert (
+        first["count"],
+        first["page"],
+        first["page_size"],
+        first["next"],
+        first["previous"],
+        len(first["results"]),
+    ) == (251, 1, 200, 2, None, 200)
+    assert (second["count"], second["page"], second["next"], second["previous"], len(second["results"])) == (
+        251,
+        2,
+        None,
+        1,
+        51,
+    )
     assert (third["results"], third["next"], third["previous"]) == ([], None, 2)
 
     records = first["results"] + second["results"]
@@ -98,21 +111,30 @@ def test_order_is_stable_across_calls_and_page_sizes(alice):
     assert [r["id"] for r in operations.get_memories(alice, page_size=1000)["results"]] == whole
 
 
-@pytest.mark.parametrize("page, page_size, message", [
-    (0, 100, "page must be between 1"),
-    (1, 0, "page_size must be between 1 and 1000"),
-    (1, 1001, "page_size must be between 1 and 1000"),
-    ("2", 100, "page must be an integer"),
-    (1, True, "page_size must be an integer"),
-])
+@pytest.mark.parametrize(
+    "page, page_size, message",
+    [
+        (0, 100, "page must be between 1"),
+        (1, 0, "page_size must be between 1 and 1000"),
+        (1, 1001, "page_size must be between 1 and 1000"),
+        ("2", 100, "page must be an integer"),
+        (1, True, "page_size must be an integer"),
+    ],
+)
 def test_bad_page_arguments(alice, page, page_size, message):
     with pytest.raises(InvalidInputError, match=message):
         operations.get_memories(alice, page=page, page_size=page_size)
 
 
 def test_an_empty_store_is_one_empty_page(alice):
-    assert operations.get_memories(alice) == {"count": 0, "page": 1, "page_size": 100, "next": None,
-                                              "previous": None, "results": []}
+    assert operations.get_memories(alice) == {
+        "count": 0,
+        "page": 1,
+        "page_size": 100,
+        "next": None,
+        "previous": None,
+        "results": [],
+    }
 
 
 # -- the three read modes (docs/reads.md) ------------------------------------------
@@ -135,9 +157,9 @@ def lifecycle(alice, store):
 
 READ_MODES = [
     # read,                                     active superseded merged deleted
-    (dict(),                                    {"active", "superseded"}),
-    (dict(latest_only=True),                    {"active"}),
-    (dict(include_merged=True),                 {"active", "superseded", "merged"}),
+    (dict(), {"active", "superseded"}),
+    (dict(latest_only=True), {"active"}),
+    (dict(include_merged=True), {"active", "superseded", "merged"}),
     (dict(latest_only=False, include_merged=False), {"active", "superseded"}),
 ]
 
@@ -182,17 +204,21 @@ def test_identical_text_in_one_scope_is_stored_once(alice, store):
     again = operations.add_memory(alice, "Run tests with pytest -q")
     assert first["results"][0]["event"] == "ADD"
     assert again["status"] == "SUCCEEDED"
-    assert again["results"] == [{"id": first["results"][0]["id"], "memory": "Run tests with pytest -q",
-                                 "event": "NOOP"}]
+    assert again["results"] == [
+        {"id": first["results"][0]["id"], "memory": "Run tests with pytest -q", "event": "NOOP"}
+    ]
     assert operations.add_memory(alice, "  Run tests with pytest -q\n")["results"][0]["event"] == "NOOP"
     assert store.count("alice") == 1
 
 
-@pytest.mark.parametrize("scope", [
-    dict(app_id="acme-web"),
-    dict(agent_id="codex"),
-    dict(run_id="session-2"),
-])
+@pytest.mark.parametrize(
+    "scope",
+    [
+        dict(app_id="acme-web"),
+        dict(agent_id="codex"),
+        dict(run_id="session-2"),
+    ],
+)
 def test_identical_text_in_another_scope_is_a_new_memory(alice, store, scope):
     first = add(alice, "Run tests with pytest -q")
     answer = operations.add_memory(alice, "Run tests with pytest -q", **scope)
@@ -219,11 +245,13 @@ def test_identical_text_of_a_retired_memory_is_a_new_memory(alice, store):
 
 @pytest.fixture
 def corpus(alice):
-    texts = ["Use pnpm instead of npm for installs",
-             "The staging database is PostgreSQL 16 on port 5433",
-             "Always run ruff before committing Python code",
-             "Deploy the frontend to Vercel from the main branch",
-             "the and of to"]
+    texts = [
+        "Use pnpm instead of npm for installs",
+        "The staging database is PostgreSQL 16 on port 5433",
+        "Always run ruff before committing Python code",
+        "Deploy the frontend to Vercel from the main branch",
+        "the and of to",
+    ]
     return {text: add(alice, text) for text in texts}
 
 
@@ -240,17 +268,40 @@ def test_no_shared_significant_word_is_absent(alice, corpus, query):
     assert [h for h in hits if h["memory"] != query] == []
 
 
-@pytest.mark.parametrize("query", ["pnpm", "database port", "python code ruff", "deploy vercel main",
-                                   "Use pnpm instead of npm", "installs installs installs", "PostgreSQL 16"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "pnpm",
+        "database port",
+        "python code ruff",
+        "deploy vercel main",
+        "Use pnpm instead of npm",
+        "installs installs installs",
+        "PostgreSQL 16",
+    ],
+)
 def test_scores_are_in_0_1_and_ranked(alice, corpus, query):
     hits = operations.search_memories(alice, query)["results"]
     assert hits, query
     scores = [h["score"] for h in hits]
     assert all(0 <= s <= 1 for s in scores)
     assert scores == sorted(scores, reverse=True)
-    assert set(hits[0]) == {"id", "memory", "user_id", "app_id", "agent_id", "run_id", "metadata",
-                            "created_at", "updated_at", "lifecycle_state", "replacement_memory_id",
-                            "source_memory_ids", "immutable", "score"}
+    assert set(hits[0]) == {
+        "id",
+        "memory",
+        "user_id",
+        "app_id",
+        "agent_id",
+        "run_id",
+        "metadata",
+        "created_at",
+        "updated_at",
+        "lifecycle_state",
+        "replacement_memory_id",
+        "source_memory_ids",
+        "immutable",
+        "score",
+    }
 
 
 def test_search_top_k_and_threshold(alice):
@@ -297,9 +348,22 @@ def test_history_records_every_change_with_before_and_after(alice, store):
     assert restored.memory == "Use Node 20" and restored.metadata == {"type": "convention"}
     assert all(e.actor == "test" for e in entries)
     # every history row carries the full record
-    full = {"id", "memory", "user_id", "app_id", "agent_id", "run_id", "metadata", "created_at",
-            "updated_at", "lifecycle_state", "replacement_memory_id", "source_memory_ids", "immutable",
-            "version"}
+    full = {
+        "id",
+        "memory",
+        "user_id",
+        "app_id",
+        "agent_id",
+        "run_id",
+        "metadata",
+        "created_at",
+        "updated_at",
+        "lifecycle_state",
+        "replacement_memory_id",
+        "source_memory_ids",
+        "immutable",
+        "version",
+    }
     assert set(add_e.after) == full and set(delete_e.before) == full
 
 
@@ -342,8 +406,9 @@ def test_the_change_and_its_history_share_one_transaction(alice, store):
 
 def test_update_changes_text_and_merges_metadata(alice):
     memory_id = add(alice, "Use Node 18", metadata={"type": "convention", "confidence": 0.4, "source": "x"})
-    after = operations.update_memory(alice, memory_id, text="Use Node 20",
-                                     metadata={"confidence": 0.9, "source": None, "branch": "main"})
+    after = operations.update_memory(
+        alice, memory_id, text="Use Node 20", metadata={"confidence": 0.9, "source": None, "branch": "main"}
+    )
     assert after["memory"] == "Use Node 20"
     assert after["metadata"] == {"type": "convention", "confidence": 0.9, "branch": "main"}
     assert after["updated_at"] >= after["created_at"]
@@ -360,34 +425,48 @@ def test_update_of_an_immutable_memory_is_refused(alice, store):
     assert [e.event for e in store.history("alice", memory_id)] == ["ADD"]
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    (dict(), InvalidInputError, "needs text, metadata, or both"),
-    (dict(text=""), InvalidInputError, "empty"),
-    (dict(text=5), InvalidInputError, "must be a string"),
-    (dict(metadata=[1]), InvalidInputError, "metadata must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(), InvalidInputError, "needs text, metadata, or both"),
+        (dict(text=""), InvalidInputError, "empty"),
+        (dict(text=5), InvalidInputError, "must be a string"),
+        (dict(metadata=[1]), InvalidInputError, "metadata must be a JSON object"),
+    ],
+)
 def test_bad_updates(alice, kwargs, error, message):
     memory_id = add(alice, "a memory")
     with pytest.raises(error, match=message):
         operations.update_memory(alice, memory_id, **kwargs)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "empty"), ("   \n", "empty"), (None, "must be a string"), (b"bytes", "must be a string"),
-    ("nul\x00byte", "NUL"), ("x" * 1_000_001, "longer than"), ("lone \ud800 surrogate", "not valid Unicode"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        (None, "must be a string"),
+        (b"bytes", "must be a string"),
+        ("nul\x00byte", "NUL"),
+        ("x" * 1_000_001, "longer than"),
+        ("lone \ud800 surrogate", "not valid Unicode"),
+    ],
+)
 def test_bad_text_is_refused(alice, store, text, message):
     with pytest.raises(InvalidInputError, match=message):
         operations.add_memory(alice, text)
     assert store.count() == 0
 
 
-@pytest.mark.parametrize("metadata, message", [
-    ("type=decision", "metadata must be a JSON object"),
-    ({"confidence": float("nan")}, "metadata"),
-    ({"when": datetime(2026, 1, 1)}, "metadata"),
-    ({"bad": "\udcff"}, "metadata"),
-])
+@pytest.mark.parametrize(
+    "metadata, message",
+    [
+        ("type=decision", "metadata must be a JSON object"),
+        ({"confidence": float("nan")}, "metadata"),
+        ({"when": datetime(2026, 1, 1)}, "metadata"),
+        ({"bad": "\udcff"}, "metadata"),
+    ],
+)
 def test_bad_metadata_is_refused(alice, store, metadata, message):
     with pytest.raises(InvalidInputError, match=message):
         operations.add_memory(alice, "text", metadata=metadata)
@@ -428,14 +507,21 @@ def test_another_user_cannot_touch_alices_memory(alice, bob, store):
     deleted_id = add(alice, "alice's deleted memory")
     operations.delete_memory(alice, deleted_id)
 
-    for action in (lambda: operations.get_memory(bob, memory_id),
-                   lambda: operations.update_memory(bob, memory_id, text="pwned"),
-                   lambda: operations.delete_memory(bob, memory_id),
-                   lambda: operations.restore_memory(bob, deleted_id)):
+    for action in (
+        lambda: operations.get_memory(bob, memory_id),
+        lambda: operations.update_memory(bob, memory_id, text="pwned"),
+        lambda: operations.delete_memory(bob, memory_id),
+        lambda: operations.restore_memory(bob, deleted_id),
+    ):
         with pytest.raises(NotFoundError):
             action()
-    for filters in ({"id": memory_id}, {"metadata": {"type": "decision"}}, {"app_id": "acme-api"},
-                    {"user_id": "*"}, {"OR": [{"id": memory_id}, {"app_id": "*"}]}):
+    for filters in (
+        {"id": memory_id},
+        {"metadata": {"type": "decision"}},
+        {"app_id": "acme-api"},
+        {"user_id": "*"},
+        {"OR": [{"id": memory_id}, {"app_id": "*"}]},
+    ):
         assert operations.get_memories(bob, filters=filters, include_merged=True)["results"] == []
         assert operations.search_memories(bob, "secret deploy key vault", filters=filters)["results"] == []
     assert operations.search_memories(bob, "alice's secret deploy key lives in vault")["results"] == []
@@ -462,8 +548,9 @@ def test_no_filter_reads_the_current_project_a_filter_without_app_id_reads_all(a
 # -- the file ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("content", [b"this is not a database at all" * 100, b"\x00" * 4096,
-                                     b"SQLite format 3\x00" + b"\xff" * 4000])
+@pytest.mark.parametrize(
+    "content", [b"this is not a database at all" * 100, b"\x00" * 4096, b"SQLite format 3\x00" + b"\xff" * 4000]
+)
 def test_a_corrupt_database_file_is_a_clear_store_error(tmp_path, content):
     path = tmp_path / "memories.sqlite3"
     path.write_bytes(content)
@@ -480,19 +567,23 @@ def test_a_store_path_that_is_a_directory_is_a_clear_store_error(tmp_path):
         SqliteStore(tmp_path / "dir.sqlite3")
 
 
-@pytest.mark.parametrize("url, message", [
-    ("postgresql://db/mem0", "scheme 'postgresql' is not supported yet"),
-    ("postgres://db/mem0", "scheme 'postgres' is not supported yet"),
-    ("mem0://api.mem0.ai", "scheme 'mem0' is not supported yet"),
-    ("mysql://db/mem0", "scheme 'mysql' is not supported;"),
-    ("sqlite://", "no file path"),
-    ("sqlite:///", "no file path"),
-    ("sqlite:///:memory:", "no file path"),
-    ("sqlite://host/m.sqlite3", "names a host"),
-    ("", "empty"),
-])
+@pytest.mark.parametrize(
+    "url, message",
+    [
+        ("postgresql://db/mem0", "scheme 'postgresql' is not supported yet"),
+        ("postgres://db/mem0", "scheme 'postgres' is not supported yet"),
+        ("mem0://api.mem0.ai", "scheme 'mem0' is not supported yet"),
+        ("mysql://db/mem0", "scheme 'mysql' is not supported;"),
+        ("sqlite://", "no file path"),
+        ("sqlite:///", "no file path"),
+        ("sqlite:///:memory:", "no file path"),
+        ("sqlite://host/m.sqlite3", "names a host"),
+        ("", "empty"),
+    ],
+)
 def test_unsupported_store_urls(url, message):
     from mem0_plugin.errors import ConfigError
+
     with pytest.raises(ConfigError, match=message) as caught:
         open_store(url)
     assert "sqlite:////<absolute path>" in str(caught.value) and "\n" not in str(caught.value)
@@ -542,8 +633,9 @@ def test_the_default_store_may_create_its_home(tmp_path):
     identity = resolve_identity(user_id="alice", project_id="p", cwd=tmp_path, env={"MEM0_HOME": str(home)})
     with open_store(identity.store_location) as store:
         assert store.path == home / "memories.sqlite3" and store.path.is_file()
-    explicit = resolve_identity(user_id="alice", project_id="p", cwd=tmp_path,
-                                env={"MEM0_STORE": str(tmp_path / "other" / "m.sqlite3")})
+    explicit = resolve_identity(
+        user_id="alice", project_id="p", cwd=tmp_path, env={"MEM0_STORE": str(tmp_path / "other" / "m.sqlite3")}
+    )
     with pytest.raises(Exception, match="directory does not exist"):
         open_store(explicit.store_location)
 
@@ -596,9 +688,15 @@ WRITER = textwrap.dedent("""
 
 def test_several_processes_write_at_once(tmp_path):
     path = tmp_path / "shared.sqlite3"  # not created yet: the workers race on the migration too
-    workers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(n), "200"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-               for n in range(4)]
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(n), "200"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
     results = [w.communicate(timeout=240) for w in workers]
     for worker, (_, err) in zip(workers, results):
         assert worker.returncode == 0, err
@@ -616,9 +714,14 @@ def test_a_listing_of_one_project_counts_the_same_however_it_is_asked(store, ali
     add(alice, "another project's fact", app_id="other")
     add(bob, "bob's fact", app_id="acme-api")
     retire(store, "alice", kept[0], SUPERSEDED, kept[1])
-    asked = [None, {"app_id": "acme-api"}, {"AND": [{"user_id": "alice"}, {"app_id": "acme-api"}]},
-             {"user_id": "alice", "app_id": "acme-api"}, {"app_id": {"eq": "acme-api"}},
-             {"AND": [{"app_id": "acme-api"}, {"created_at": {"gte": "2000-01-01"}}]}]
+    asked = [
+        None,
+        {"app_id": "acme-api"},
+        {"AND": [{"user_id": "alice"}, {"app_id": "acme-api"}]},
+        {"user_id": "alice", "app_id": "acme-api"},
+        {"app_id": {"eq": "acme-api"}},
+        {"AND": [{"app_id": "acme-api"}, {"created_at": {"gte": "2000-01-01"}}]},
+    ]
     for filters in asked:
         assert operations.get_memories(alice, filters, page_size=1)["count"] == 3, filters
         assert operations.get_memories(alice, filters, page_size=1, latest_only=True)["count"] == 2, filters
@@ -627,17 +730,20 @@ def test_a_listing_of_one_project_counts_the_same_however_it_is_asked(store, ali
     assert [m.id for m in store.page("alice", app_id="acme-api").results] == kept
 
 
-@pytest.mark.parametrize("filters, project", [
-    ({"app_id": "p"}, "p"),
-    ({"AND": [{"user_id": "alice"}, {"app_id": "p"}]}, "p"),
-    ({"AND": [{"AND": [{"app_id": "p"}]}, {"user_id": "alice"}]}, "p"),
-    ({"app_id": "*"}, None),
-    ({"app_id": {"eq": "p"}}, None),
-    ({"AND": [{"user_id": "bob"}, {"app_id": "p"}]}, None),
-    ({"AND": [{"app_id": "p"}, {"app_id": "q"}]}, None),
-    ({"OR": [{"app_id": "p"}]}, None),
-    ({"user_id": "alice"}, None),
-    ({"app_id": "p", "agent_id": "a"}, None),
-])
+@pytest.mark.parametrize(
+    "filters, project",
+    [
+        ({"app_id": "p"}, "p"),
+        ({"AND": [{"user_id": "alice"}, {"app_id": "p"}]}, "p"),
+        ({"AND": [{"AND": [{"app_id": "p"}]}, {"user_id": "alice"}]}, "p"),
+        ({"app_id": "*"}, None),
+        ({"app_id": {"eq": "p"}}, None),
+        ({"AND": [{"user_id": "bob"}, {"app_id": "p"}]}, None),
+        ({"AND": [{"app_id": "p"}, {"app_id": "q"}]}, None),
+        ({"OR": [{"app_id": "p"}]}, None),
+        ({"user_id": "alice"}, None),
+        ({"app_id": "p", "agent_id": "a"}, None),
+    ],
+)
 def test_only_project_recognises_a_filter_by_its_meaning(filters, project):
     assert operations.only_project(filters, "alice") == project

@@ -7,7 +7,6 @@ import json
 import math
 
 import pytest
-
 from mem0_plugin.records import MEMORY_FIELDS, Memory, memory_of_values
 from mem0_plugin.store import rows
 from mem0_plugin.store.rows import COLUMNS, row_to_memory
@@ -23,11 +22,36 @@ def plain_json_object(text: object) -> dict:
 
 
 ODD_METADATA = [
-    "{}", '{"type": "decision"}', '{"type":"decision","confidence":0.8,"pinned":true,"x":null}',
-    ' {"a": 1}', '{"a": 1} ', '{"a": 1}\n', "{ }", '{"a": 1}x', '{"a": 1}{}', '{"a": 1', "[1, 2]", "[]",
-    '"a string"', "null", "true", "1", "", "   ", "not json at all", "\ufeff{}", '{"a": 1, "a": 2}',
-    '{"a": {"b": [1, {"c": null}]}}', '{"a": [1]}', '{"big": 123456789012345678901234567890}',
-    '{"a": ' + "9" * 5000 + "}", '{"é": "\\u00e9", "s": "\\ud800"}', b'{"a": 1}', b"\xff", None, 3,
+    "{}",
+    '{"type": "decision"}',
+    '{"type":"decision","confidence":0.8,"pinned":true,"x":null}',
+    ' {"a": 1}',
+    '{"a": 1} ',
+    '{"a": 1}\n',
+    "{ }",
+    '{"a": 1}x',
+    '{"a": 1}{}',
+    '{"a": 1',
+    "[1, 2]",
+    "[]",
+    '"a string"',
+    "null",
+    "true",
+    "1",
+    "",
+    "   ",
+    "not json at all",
+    "\ufeff{}",
+    '{"a": 1, "a": 2}',
+    '{"a": {"b": [1, {"c": null}]}}',
+    '{"a": [1]}',
+    '{"big": 123456789012345678901234567890}',
+    '{"a": ' + "9" * 5000 + "}",
+    '{"é": "\\u00e9", "s": "\\ud800"}',
+    b'{"a": 1}',
+    b"\xff",
+    None,
+    3,
 ]
 
 
@@ -67,8 +91,22 @@ def test_the_cache_of_flat_objects_is_bounded(monkeypatch):
     assert len(cache) == 3 and long_text not in cache and '{"nested": {"a": 1}}' not in cache
 
 
-VALUES = ("id-1", "Use Redis", "alice", "acme-api", None, "run-1", {"type": "decision"},
-          "2026-01-01T00:00:00+00:00", "2026-01-02T00:00:00+00:00", "active", None, ("a", "b"), True, 3)
+VALUES = (
+    "id-1",
+    "Use Redis",
+    "alice",
+    "acme-api",
+    None,
+    "run-1",
+    {"type": "decision"},
+    "2026-01-01T00:00:00+00:00",
+    "2026-01-02T00:00:00+00:00",
+    "active",
+    None,
+    ("a", "b"),
+    True,
+    3,
+)
 
 
 def test_memory_of_values_is_memory_of_the_same_values():
@@ -89,11 +127,38 @@ def test_memory_of_values_needs_every_field():
 
 @pytest.mark.parametrize("metadata", ['{"type": "decision"}', "[1, 2]", "not json", "{}"])
 def test_row_to_memory(metadata):
-    row = ("id-1", "alice", "acme-api", None, "run-1", "Use Redis", metadata, "2026-01-01T00:00:00+00:00",
-           "2026-01-02T00:00:00+00:00", "active", None, '["a", "b"]', 1, 3, "trailing column", 1234)
+    row = (
+        "id-1",
+        "alice",
+        "acme-api",
+        None,
+        "run-1",
+        "Use Redis",
+        metadata,
+        "2026-01-01T00:00:00+00:00",
+        "2026-01-02T00:00:00+00:00",
+        "active",
+        None,
+        '["a", "b"]',
+        1,
+        3,
+        "trailing column",
+        1234,
+    )
     assert len(COLUMNS) == 14
     assert row_to_memory(row) == Memory(
-        id="id-1", memory="Use Redis", user_id="alice", app_id="acme-api", agent_id=None, run_id="run-1",
-        metadata=plain_json_object(metadata), created_at="2026-01-01T00:00:00+00:00",
-        updated_at="2026-01-02T00:00:00+00:00", lifecycle_state="active", replacement_memory_id=None,
-        source_memory_ids=("a", "b"), immutable=True, version=3)
+        id="id-1",
+        memory="Use Redis",
+        user_id="alice",
+        app_id="acme-api",
+        agent_id=None,
+        run_id="run-1",
+        metadata=plain_json_object(metadata),
+        created_at="2026-01-01T00:00:00+00:00",
+        updated_at="2026-01-02T00:00:00+00:00",
+        lifecycle_state="active",
+        replacement_memory_id=None,
+        source_memory_ids=("a", "b"),
+        immutable=True,
+        version=3,
+    )

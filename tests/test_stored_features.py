@@ -14,16 +14,14 @@ import sqlite3
 from importlib import resources
 
 import pytest
-
 from dream_support import BASE, PROJECT, USER, big_records, make_project, record, store_file, uid, write_jsonl
-from mem0_plugin import stored_features
+from mem0_plugin import operations, stored_features
 from mem0_plugin.features import text_features
-from mem0_plugin.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
-from mem0_plugin import operations
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 from mem0_plugin.store.migrations import MIGRATIONS
+from mem0_plugin.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
 
 NOW = "2026-12-01T00:00:00+00:00"
 EARLIER = "2026-11-20T10:00:00+00:00"
@@ -35,6 +33,7 @@ def dream(run_cli, tmp_path):
 
     def run(*args: str):
         return run_cli("mem0-dream", *args, "--now", NOW, cwd=str(project))
+
     return run
 
 
@@ -43,7 +42,9 @@ def seed(run_cli, tmp_path):
     def do(records: list[dict]) -> None:
         done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "seed.jsonl", records)))
         assert done.returncode == 0, done.stderr
+
     return do
+
 
 TEXTS = [
     "Use PostgreSQL for auth",
@@ -91,19 +92,25 @@ def _replace_field(value: str, index: int, new: str) -> str:
 GOOD = encode_for("The API listens on port 8080")
 
 
-@pytest.mark.parametrize("value, text, why", [
-    (GOOD, "The API listens on port 3000", "the features of another text"),
-    (GOOD.replace(f"f{FEATURES_VERSION}", f"f{FEATURES_VERSION + 1}", 1), "The API listens on port 8080",
-     "another version of the rules"),
-    (GOOD.replace(f"f{FEATURES_VERSION}", "f0", 1), "The API listens on port 8080", "older rules"),
-    (GOOD + "\x1eextra", "The API listens on port 8080", "a field too many"),
-    (GOOD.rsplit("\x1e", 1)[0], "The API listens on port 8080", "a field missing"),
-    (_replace_field(GOOD, 2, "yes"), "The API listens on port 8080", "a flag that is neither 1 nor empty"),
-    ("", "The API listens on port 8080", "empty"),
-    ("garbage", "The API listens on port 8080", "garbage"),
-    (None, "The API listens on port 8080", "missing"),
-    (42, "The API listens on port 8080", "not text"),
-])
+@pytest.mark.parametrize(
+    "value, text, why",
+    [
+        (GOOD, "The API listens on port 3000", "the features of another text"),
+        (
+            GOOD.replace(f"f{FEATURES_VERSION}", f"f{FEATURES_VERSION + 1}", 1),
+            "The API listens on port 8080",
+            "another version of the rules",
+        ),
+        (GOOD.replace(f"f{FEATURES_VERSION}", "f0", 1), "The API listens on port 8080", "older rules"),
+        (GOOD + "\x1eextra", "The API listens on port 8080", "a field too many"),
+        (GOOD.rsplit("\x1e", 1)[0], "The API listens on port 8080", "a field missing"),
+        (_replace_field(GOOD, 2, "yes"), "The API listens on port 8080", "a flag that is neither 1 nor empty"),
+        ("", "The API listens on port 8080", "empty"),
+        ("garbage", "The API listens on port 8080", "garbage"),
+        (None, "The API listens on port 8080", "missing"),
+        (42, "The API listens on port 8080", "not text"),
+    ],
+)
 def test_a_value_that_is_not_valid_for_the_text_decodes_to_nothing(value, text, why):
     assert decode_for(value, text) is None, why
 
@@ -122,6 +129,7 @@ PINNED_DIGEST = "3cf8e104c3b0c01efa8bb161760ed86d01f11123a371b389eb0b4a3097b8d5b
 
 # -- the store keeps the column ------------------------------------------------------------
 
+
 def _column(memory_id: str) -> str | None:
     with sqlite3.connect(store_file()) as conn:
         return conn.execute("SELECT features FROM memories WHERE id = ?", (memory_id,)).fetchone()[0]
@@ -129,8 +137,9 @@ def _column(memory_id: str) -> str | None:
 
 def _row(memory_id: str) -> tuple:
     with sqlite3.connect(store_file()) as conn:
-        return conn.execute("SELECT terms, features, text_hash, version FROM memories WHERE id = ?",
-                            (memory_id,)).fetchone()
+        return conn.execute(
+            "SELECT terms, features, text_hash, version FROM memories WHERE id = ?", (memory_id,)
+        ).fetchone()
 
 
 def test_every_written_text_gets_its_features_and_a_new_text_new_ones(seed, tmp_path):
@@ -154,6 +163,7 @@ def test_a_change_that_keeps_the_text_keeps_what_is_read_from_it(dream, seed):
 
 # -- a plan is the same whatever the column holds --------------------------------------------
 
+
 def _plan(dream, tmp_path, name: str) -> str:
     out = tmp_path / f"{name}.json"
     done = dream("--plan", "--json", "-o", str(out))
@@ -164,8 +174,10 @@ def _plan(dream, tmp_path, name: str) -> str:
 def _set_every_column(value_for) -> None:
     with sqlite3.connect(store_file()) as conn:
         rows = conn.execute("SELECT id, memory FROM memories").fetchall()
-        conn.executemany("UPDATE memories SET features = ? WHERE id = ?",
-                         [(value_for(i, text), memory_id) for i, (memory_id, text) in enumerate(rows)])
+        conn.executemany(
+            "UPDATE memories SET features = ? WHERE id = ?",
+            [(value_for(i, text), memory_id) for i, (memory_id, text) in enumerate(rows)],
+        )
 
 
 def test_the_plan_is_the_same_with_stored_missing_or_wrong_features(dream, seed, tmp_path):
@@ -186,15 +198,21 @@ def test_the_plan_is_the_same_with_stored_missing_or_wrong_features(dream, seed,
 
 
 def test_auto_stores_the_features_it_had_to_read_and_changes_nothing_else(dream, seed, run_cli):
-    seed([record(uid(1), "Format Python with ruff format", "convention", 0.8, EARLIER),
-          record(uid(2), "The billing worker reads jobs from billing-queue", "project_profile", 0.8, EARLIER)])
+    seed(
+        [
+            record(uid(1), "Format Python with ruff format", "convention", 0.8, EARLIER),
+            record(uid(2), "The billing worker reads jobs from billing-queue", "project_profile", 0.8, EARLIER),
+        ]
+    )
     _set_every_column(lambda i, text: None)
     before = run_cli("mem0-memories", "export").stdout
     done = dream("--auto")
     assert done.returncode == 0, done.stderr
     assert run_cli("mem0-memories", "export").stdout == before  # no version, time or history change
-    for memory_id, text in ((uid(1), "Format Python with ruff format"),
-                            (uid(2), "The billing worker reads jobs from billing-queue")):
+    for memory_id, text in (
+        (uid(1), "Format Python with ruff format"),
+        (uid(2), "The billing worker reads jobs from billing-queue"),
+    ):
         assert decode_for(_column(memory_id), text) == text_features(text)
 
 
@@ -207,16 +225,18 @@ def test_plan_does_not_store_features(dream, seed):
 
 # -- a store from before the column ------------------------------------------------------------
 
+
 def _old_store(path) -> None:
     """A store at schema version 2 (no features column) holding one memory."""
     conn = sqlite3.connect(path)
     for number, script in enumerate(MIGRATIONS[:2], start=1):
         conn.executescript(script)
         conn.execute(f"PRAGMA user_version = {number}")
-    conn.execute("INSERT INTO memories (id, user_id, app_id, memory, text_hash, metadata, type, created_at, "
-                 "created_us, updated_at, updated_us, terms) VALUES (?, ?, ?, ?, '', '{}', 'unknown', ?, 0, ?, 0, '')",
-                 (uid(1), USER, PROJECT, "Use PostgreSQL for auth", "1970-01-01T00:00:00+00:00",
-                  "1970-01-01T00:00:00+00:00"))
+    conn.execute(
+        "INSERT INTO memories (id, user_id, app_id, memory, text_hash, metadata, type, created_at, "
+        "created_us, updated_at, updated_us, terms) VALUES (?, ?, ?, ?, '', '{}', 'unknown', ?, 0, ?, 0, '')",
+        (uid(1), USER, PROJECT, "Use PostgreSQL for auth", "1970-01-01T00:00:00+00:00", "1970-01-01T00:00:00+00:00"),
+    )
     conn.commit()
     conn.close()
 
@@ -236,8 +256,17 @@ def test_a_store_from_before_the_column_gains_it_empty_when_opened(tmp_path):
         page = store.page(USER, page_size=10, with_features=True)
         assert page.features == (None,)
         with store.write() as writer:
-            writer.insert(Memory(id=uid(2), memory="Auth DB is PostgreSQL", user_id=USER, app_id=PROJECT,
-                                 created_at=NOW, updated_at=NOW), actor="test")
+            writer.insert(
+                Memory(
+                    id=uid(2),
+                    memory="Auth DB is PostgreSQL",
+                    user_id=USER,
+                    app_id=PROJECT,
+                    created_at=NOW,
+                    updated_at=NOW,
+                ),
+                actor="test",
+            )
         page = store.page(USER, page_size=10, with_features=True)
     assert page.features[0] is None
     assert decode_for(page.features[1], "Auth DB is PostgreSQL") == text_features("Auth DB is PostgreSQL")
@@ -249,6 +278,7 @@ def test_the_module_says_what_it_is():
 
 # -- an import reads its texts in a second process ---------------------------------------------
 
+
 def test_encode_all_of_a_large_batch_is_encode_for_of_each_text_in_order():
     texts = [f"{t} #{i}" for i, t in enumerate((TEXTS + demo_texts()) * 200)]
     assert len(texts) >= stored_features.PARALLEL_FROM
@@ -256,8 +286,10 @@ def test_encode_all_of_a_large_batch_is_encode_for_of_each_text_in_order():
 
 
 def test_a_large_import_stores_the_features_of_every_text(run_cli, tmp_path):
-    records = [{"memory": f"The service{i} worker listens on port {8000 + i % 50}",
-                "metadata": {"type": "environmental"}} for i in range(stored_features.PARALLEL_FROM + 100)]
+    records = [
+        {"memory": f"The service{i} worker listens on port {8000 + i % 50}", "metadata": {"type": "environmental"}}
+        for i in range(stored_features.PARALLEL_FROM + 100)
+    ]
     done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "big.jsonl", records)))
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(store_file()) as conn:

@@ -58,8 +58,11 @@ def dangling(memories: operations.Caller) -> list[tuple[str, str]]:
     """(retired id, the id it points at) for every pointer at a memory that is not active."""
     page = operations.get_memories(memories, include_merged=True, page_size=1000)["results"]
     states = {m["id"]: m["lifecycle_state"] for m in page}
-    return [(m["id"], m["replacement_memory_id"]) for m in page
-            if m["replacement_memory_id"] is not None and states.get(m["replacement_memory_id"]) != ACTIVE]
+    return [
+        (m["id"], m["replacement_memory_id"])
+        for m in page
+        if m["replacement_memory_id"] is not None and states.get(m["replacement_memory_id"]) != ACTIVE
+    ]
 
 
 def test_infer_false_only_stores(mem0_home):
@@ -78,7 +81,8 @@ def test_without_a_model_a_lexical_duplicate_merges_into_the_new_text(mem0_home)
     new = answer["results"][0]["id"]
     assert answer["results"] == [
         {"id": new, "memory": "Auth DB is PostgreSQL", "event": "ADD"},
-        {"id": old, "memory": "Use PostgreSQL for auth", "event": "MERGE", "replacement_memory_id": new}]
+        {"id": old, "memory": "Use PostgreSQL for auth", "event": "MERGE", "replacement_memory_id": new},
+    ]
     assert state(memories, old) == (MERGED, new)
     history = memories.store.history(memories.user_id, old)
     assert [h.event for h in history][-1] == "MERGE"
@@ -92,8 +96,14 @@ def test_without_a_model_a_changed_value_is_left_to_dream(mem0_home):
     assert state(memories, old) == (ACTIVE, None)
 
 
-@pytest.mark.parametrize("left_alone", [{"immutable": True}, {"metadata": {"type": "fact", "pinned": True}},
-                                        {"metadata": {"type": "fact", "exclude_from_dream": True}}])
+@pytest.mark.parametrize(
+    "left_alone",
+    [
+        {"immutable": True},
+        {"metadata": {"type": "fact", "pinned": True}},
+        {"metadata": {"type": "fact", "exclude_from_dream": True}},
+    ],
+)
 def test_what_dream_leaves_alone_neither_retires_nor_is_retired(mem0_home, left_alone):
     memories = caller(mem0_home, None)
     old = add(memories, "Use PostgreSQL for auth")["results"][0]["id"]
@@ -165,10 +175,15 @@ def test_the_new_memory_gets_its_vector_in_the_same_write(semantic_home, semanti
 def test_a_memory_that_changed_after_it_was_read_is_left_alone(semantic_home, semantic):
     memories = caller(semantic_home, semantic)
     old = add(memories, "The API listens on port 5432")["results"][0]["id"]
-    new_memory = operations.Memory(id="new-0000-0000", memory="The API now listens on port 5433",
-                                   user_id=memories.user_id, app_id=memories.identity.project_id,
-                                   metadata={"type": "fact"}, created_at="2026-01-01T00:00:00Z",
-                                   updated_at="2026-01-01T00:00:00Z")
+    new_memory = operations.Memory(
+        id="new-0000-0000",
+        memory="The API now listens on port 5433",
+        user_id=memories.user_id,
+        app_id=memories.identity.project_id,
+        metadata={"type": "fact"},
+        created_at="2026-01-01T00:00:00Z",
+        updated_at="2026-01-01T00:00:00Z",
+    )
     comparison = write_path.compare(memories.store, semantic, new_memory)
     assert [r.old.id for r in comparison.retirements] == [old]
     operations.update_memory(memories, old, metadata={"note": "edited meanwhile"})
@@ -190,12 +205,23 @@ def test_a_chain_of_changes_points_every_old_memory_at_the_newest(semantic_home,
 
 
 def test_two_clients_adding_at_once_leave_no_pointer_at_a_retired_memory(semantic_home, semantic):
-    seeds = ["The API listens on port 5432", "Use PostgreSQL for the ledger, not DynamoDB.",
-             "The dev server listens on port 8080"]
-    texts = [["The API now listens on port 5433", "The ledger is stored in PostgreSQL, not DynamoDB.",
-              "The dev server now listens on port 3000"],
-             ["The API now listens on port 6000", "Ledger storage is PostgreSQL; DynamoDB was rejected.",
-              "The dev server now listens on port 4000"]]
+    seeds = [
+        "The API listens on port 5432",
+        "Use PostgreSQL for the ledger, not DynamoDB.",
+        "The dev server listens on port 8080",
+    ]
+    texts = [
+        [
+            "The API now listens on port 5433",
+            "The ledger is stored in PostgreSQL, not DynamoDB.",
+            "The dev server now listens on port 3000",
+        ],
+        [
+            "The API now listens on port 6000",
+            "Ledger storage is PostgreSQL; DynamoDB was rejected.",
+            "The dev server now listens on port 4000",
+        ],
+    ]
     first = caller(semantic_home, semantic)
     for text in seeds:
         add(first, text)
@@ -217,8 +243,9 @@ def test_two_clients_adding_at_once_leave_no_pointer_at_a_retired_memory(semanti
     for thread in threads:
         thread.join()
     assert failures == []
-    retired = [m for m in operations.get_memories(first, include_merged=True)["results"]
-               if m["lifecycle_state"] != ACTIVE]
+    retired = [
+        m for m in operations.get_memories(first, include_merged=True)["results"] if m["lifecycle_state"] != ACTIVE
+    ]
     assert retired  # the race did retire something
     assert dangling(first) == []
 
@@ -238,8 +265,13 @@ def test_killed_inside_a_write_path_merge_leaves_nothing_half_done(mem0_home):
     memories = caller(mem0_home, None)
     old = add(memories, "Use PostgreSQL for auth")["results"][0]["id"]
     env = {**os.environ, write_path.CRASH_ENV: "1"}
-    killed = subprocess.run([sys.executable, "-c", CRASHING_ADD, str(mem0_home), "Auth DB is PostgreSQL"],
-                            env=env, capture_output=True, text=True, timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-c", CRASHING_ADD, str(mem0_home), "Auth DB is PostgreSQL"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert killed.returncode == 137, killed.stderr
     reopened = caller(mem0_home, None)
     listed = operations.get_memories(reopened, include_merged=True)["results"]

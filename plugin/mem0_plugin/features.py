@@ -33,12 +33,12 @@ dotted name). Pure functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
 
-from .text import NEGATIONS, STOP_WORDS, WORD_PATTERN, fold_plural, significant_of, words
 from .lexicon import CANONICAL_PREDICATE, QUALIFIERS, WEAK_WORDS, canonical
+from .text import NEGATIONS, STOP_WORDS, WORD_PATTERN, fold_plural, significant_of, words
 
 _ASCII_CAPITALISED_WORD = re.compile(r"\b[^\W_]*[A-Z][^\W_]*(?:['’][^\W_]+)?")
 _DIGIT = re.compile(r"\d")
@@ -53,8 +53,13 @@ _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m"})
 _LITERAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("code", re.compile(r"`[^`\n]{1,500}`")),
     ("url", re.compile(r"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{0,31}://|www\.)[^\s<>\"'`]+")),
-    ("path", re.compile(r"(?<![\w.@+~/-])(?:~/[\w.@+-]*|\.{1,2}/[\w.@+-]+|/[\w.@+-]+|[\w.@+-]+/[\w.@+-]+)"
-                        r"(?:/[\w.@+-]+)*/?|(?<![\w.@+~/-])[A-Za-z]:\\[^\s]+")),
+    (
+        "path",
+        re.compile(
+            r"(?<![\w.@+~/-])(?:~/[\w.@+-]*|\.{1,2}/[\w.@+-]+|/[\w.@+-]+|[\w.@+-]+/[\w.@+-]+)"
+            r"(?:/[\w.@+-]+)*/?|(?<![\w.@+~/-])[A-Za-z]:\\[^\s]+"
+        ),
+    ),
     ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+)+\b|\b[vV]\d+\b")),
     ("number", re.compile(r"\b\d+(?:[,:]\d+)*\b")),
     ("dotted", re.compile(r"(?<![\w.-])[A-Za-z_][\w-]*(?:\.[A-Za-z0-9_][\w-]*)+\b")),
@@ -116,9 +121,15 @@ def text_features(text: str) -> TextFeatures:
         values = names - WEAK_WORDS
         predicate = sig - values - WEAK_WORDS
     frame = predicate if predicate.isdisjoint(CANONICAL_PREDICATE) else frozenset(map(canonical, predicate))
-    return TextFeatures(sig=sig, negated=not all_words.isdisjoint(NEGATIONS),
-                        qualifiers=frozenset(all_words & QUALIFIERS), literals=literals,
-                        names=names, values=values, frame=frame)
+    return TextFeatures(
+        sig=sig,
+        negated=not all_words.isdisjoint(NEGATIONS),
+        qualifiers=frozenset(all_words & QUALIFIERS),
+        literals=literals,
+        names=names,
+        values=values,
+        frame=frame,
+    )
 
 
 def literals_by_kind(text: str) -> dict[str, frozenset[str]]:
@@ -178,14 +189,15 @@ def _names(text: str) -> frozenset[str]:
         matches = _ASCII_CAPITALISED_WORD.finditer(text)  # fast path: only words with a capital
     else:
         matches = WORD_PATTERN.finditer(text)
-    return frozenset(fold_plural(m.group().lower()) for m in matches
-                     if _is_name(m.group(), _starts_sentence(text, m.start())))
+    return frozenset(
+        fold_plural(m.group().lower()) for m in matches if _is_name(m.group(), _starts_sentence(text, m.start()))
+    )
 
 
 def _starts_sentence(text: str, start: int) -> bool:
     """Whether the word at `start` opens a sentence: the last non-blank character before it
     (within 64 characters; blanked literals count as blank) ends one, or there is none."""
-    before = text[max(0, start - 64):start].rstrip(" \t")
+    before = text[max(0, start - 64) : start].rstrip(" \t")
     return not before or before[-1] in _SENTENCE_BREAK
 
 

@@ -19,16 +19,23 @@ from __future__ import annotations
 import math
 import re
 import reprlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import FilterError, InvalidInputError, ScopeError
 from .jsontext import parse_json_text
 from .timeutil import parse_timestamp, to_micros
 
-ENTITY_COLUMNS = {"user_id": "user_id", "app_id": "app_id", "agent_id": "agent_id",
-                  "run_id": "run_id", "id": "id", "memory": "memory",
-                  "lifecycle_state": "lifecycle_state"}
+ENTITY_COLUMNS = {
+    "user_id": "user_id",
+    "app_id": "app_id",
+    "agent_id": "agent_id",
+    "run_id": "run_id",
+    "id": "id",
+    "memory": "memory",
+    "lifecycle_state": "lifecycle_state",
+}
 TIME_COLUMNS = {"created_at": "created_us", "updated_at": "updated_us"}
 LOGICAL = ("AND", "OR", "NOT")
 OPERATORS = ("in", "nin", "eq", "ne", "gt", "gte", "lt", "lte", "contains", "icontains")
@@ -114,7 +121,9 @@ class _Compiler:
         for item in values:
             for user in item if isinstance(item, list) else [item]:
                 if user not in (self.user_id, WILDCARD):
-                    raise ScopeError(f"filters name another user ({_brief(user)}); this server serves user {self.user_id!r} only")
+                    raise ScopeError(
+                        f"filters name another user ({_brief(user)}); this server serves user {self.user_id!r} only"
+                    )
 
     def metadata(self, value: object) -> str:
         if not isinstance(value, Mapping) or not value:
@@ -122,7 +131,9 @@ class _Compiler:
         parts = []
         for key, cond in value.items():
             if not isinstance(key, str) or not _META_KEY.match(key):
-                raise FilterError(f"metadata key {_brief(key)} is not allowed (1-200 characters, no quotes, backslashes or control characters)")
+                raise FilterError(
+                    f"metadata key {_brief(key)} is not allowed (1-200 characters, no quotes, backslashes or control characters)"
+                )
             path = f'$."{key}"'
             parts.append(self.condition(("json", path), cond, f"metadata.{key}", _scalar_value))
         return parts[0] if len(parts) == 1 else "(" + " AND ".join(parts) + ")"
@@ -153,8 +164,11 @@ class _Compiler:
             values = [convert(v, name, op) for v in arg]
             marks = ", ".join("?" * len(values))
             # each self.expr() call binds its own JSON-path parameter, in SQL text order
-            sql = (f"({self.expr(column)} IN ({marks}))" if op == "in"
-                   else f"({self.expr(column)} IS NULL OR {self.expr(column)} NOT IN ({marks}))")
+            sql = (
+                f"({self.expr(column)} IN ({marks}))"
+                if op == "in"
+                else f"({self.expr(column)} IS NULL OR {self.expr(column)} NOT IN ({marks}))"
+            )
             self.params.extend(values)
             return sql
         if op in ("contains", "icontains"):
@@ -179,10 +193,15 @@ class _Compiler:
             path = column[1]
             self.params.extend([path, path, arg, path, arg])
             cmp_each = "value = ?" if op == "contains" else "lower(value) = lower(?)"
-            cmp_text = f"instr(json_extract({_METADATA}, ?), ?) > 0" if op == "contains" \
+            cmp_text = (
+                f"instr(json_extract({_METADATA}, ?), ?) > 0"
+                if op == "contains"
                 else f"instr(lower(json_extract({_METADATA}, ?)), lower(?)) > 0"
-            return (f"(CASE json_type({_METADATA}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM "
-                    f"json_each({_METADATA}, ?) WHERE {cmp_each}) ELSE {cmp_text} END)")
+            )
+            return (
+                f"(CASE json_type({_METADATA}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM "
+                f"json_each({_METADATA}, ?) WHERE {cmp_each}) ELSE {cmp_text} END)"
+            )
         self.params.append(arg)
         if op == "contains":
             return f"(instr({column}, ?) > 0)"
@@ -198,7 +217,7 @@ def _scalar_value(value: object, name: str, op: str):
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, int):
-        if not -2 ** 63 <= value < 2 ** 63:
+        if not -(2**63) <= value < 2**63:
             raise FilterError(f"{name}: {op} value is out of range (64-bit integers only)")
         return value
     if isinstance(value, float):

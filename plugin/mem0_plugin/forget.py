@@ -33,8 +33,10 @@ CANCELLED = "Cancelled. Nothing deleted."
 RESTORE_HINT = "Undo with: mem0-memories restore {id}"
 PURGE_WARNING = "--purge: the text is erased from the history too; it cannot be restored."
 PURGED = "Purged: the text is gone from the history too; this cannot be undone."
-PURGE_PENDING = ("Note: another process has the store open; the purged text leaves the store's "
-                 "write-ahead log (the -wal file) once it closes the store.")
+PURGE_PENDING = (
+    "Note: another process has the store open; the purged text leaves the store's "
+    "write-ahead log (the -wal file) once it closes the store."
+)
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _RANGE = re.compile(r"^([0-9]{1,6})(?:-([0-9]{1,6}))?$")  # ASCII digits only, as typed
@@ -66,8 +68,10 @@ def created_date(memory: Memory) -> str:
 
 
 def match_line(number: int, memory: Memory) -> str:
-    return (f"{number}. {shown_text(memory)} (type: {printable(memory.type)}, created: {created_date(memory)}) "
-            f"[ID: {memory.id[:SHORT_ID_CHARS]}]")
+    return (
+        f"{number}. {shown_text(memory)} (type: {printable(memory.type)}, created: {created_date(memory)}) "
+        f"[ID: {memory.id[:SHORT_ID_CHARS]}]"
+    )
 
 
 def matches_header(count: int, query: str) -> str:
@@ -98,7 +102,7 @@ class Selection:
 
     cancel: bool = False
     numbers: tuple[int, ...] = ()  # 1-based, in the order given, each once
-    error: str = ""                # not understood: say this and ask again
+    error: str = ""  # not understood: say this and ask again
 
 
 def parse_selection(answer: str, count: int) -> Selection:
@@ -143,9 +147,14 @@ def parse_ids(text: str) -> list[str]:
 
 def match_record(memory: Memory, score: float | None = None) -> dict:
     """One match in `--json`: the full id, the masked text, type, dates and state."""
-    record: dict[str, object] = {"id": memory.id, "memory": mask(memory.memory), "type": memory.type,
-              "created_at": memory.created_at, "lifecycle_state": memory.lifecycle_state,
-              "app_id": memory.app_id}
+    record: dict[str, object] = {
+        "id": memory.id,
+        "memory": mask(memory.memory),
+        "type": memory.type,
+        "created_at": memory.created_at,
+        "lifecycle_state": memory.lifecycle_state,
+        "app_id": memory.app_id,
+    }
     if score is not None:
         record["score"] = score
     return record

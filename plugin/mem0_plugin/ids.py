@@ -5,7 +5,7 @@ ids (`SqliteStore.resolve_id`); this module decides which one a key names, or sa
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import InvalidInputError, NotFoundError
 
@@ -44,7 +44,5 @@ def pick(key: str, candidates: Iterable[str], *, what: str = "memory", whats: st
         many = f"{len(chosen)}+" if len(chosen) >= CANDIDATE_LIMIT else str(len(chosen))
         raise InvalidInputError(f"id prefix {key} matches {many} {whats}; give more characters of the id")
     if any(candidate.startswith(key) for candidate in found):
-        raise InvalidInputError(f"id prefix {key} is too short: give at least {MIN_PREFIX_CHARS} characters "
-                                f"of the id")
+        raise InvalidInputError(f"id prefix {key} is too short: give at least {MIN_PREFIX_CHARS} characters of the id")
     raise NotFoundError(f"{what} {key} not found")
-

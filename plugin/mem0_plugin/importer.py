@@ -29,8 +29,9 @@ def parse_records(text: str) -> tuple[list[RawRecord], list[str]]:
             raise InvalidInputError("the file is not importable: JSON nested too deeply") from None
         except json.JSONDecodeError as exc:
             if stripped[0] == "[":  # an array is one document, never JSON Lines: say where it broke
-                raise InvalidInputError(f"the file is not valid JSON: {exc.msg} "
-                                        f"(line {exc.lineno}, column {exc.colno})") from None
+                raise InvalidInputError(
+                    f"the file is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                ) from None
             document = None
         except ValueError:
             document = None  # e.g. a huge integer: let the line-by-line reading name the line

@@ -20,7 +20,8 @@ below the store and dream because the text features (`features`) read them too.
 
 from __future__ import annotations
 
-WEAK_WORDS = frozenset("""
+WEAK_WORDS = frozenset(
+    """
 db database datastore tool tooling library lib framework package service platform system solution
 option choice setting approach way thing stuff default
 project repo repository codebase code team app application
@@ -29,22 +30,27 @@ choose chose chosen choosing pick picked picking go went going opt opted decide 
 switch switched switching migrate migrated migrating adopt adopted adopting stick stuck
 employ employed rely relied utilize utilized utilise utilised leverage leveraged
 set enable enabled enabling currently today nowaday generally typically normally
-""".split())
+""".split()
+)
 
-QUALIFIERS = frozenset("""
+QUALIFIERS = frozenset(
+    """
 if when whenever unless only except before after during while until once
 all any every each some both either few more most above below over under between against
-""".split())
+""".split()
+)
 
 PREDICATE_FAMILIES: dict[str, frozenset[str]] = {
-    "live": frozenset("live lived living reside resided residing based moved move relocated relocate "
-                      "relocating".split()),
+    "live": frozenset(
+        "live lived living reside resided residing based moved move relocated relocate relocating".split()
+    ),
     "deploy": frozenset("deploy deployed deploying deployment host hosted hosting".split()),
     "listen": frozenset("listen listened listening serve served serving bind bound".split()),
 }
 
-CANONICAL_PREDICATE: dict[str, str] = {word: canonical for canonical, family in PREDICATE_FAMILIES.items()
-                                       for word in family}
+CANONICAL_PREDICATE: dict[str, str] = {
+    word: canonical for canonical, family in PREDICATE_FAMILIES.items() for word in family
+}
 
 # Topic labels for a predicate whose two memories word it differently ("lives" / "moved").
 PREDICATE_LABELS: dict[str, str] = {"live": "lives in", "deploy": "deploys to", "listen": "listens on"}
@@ -52,8 +58,9 @@ PREDICATE_LABELS: dict[str, str] = {"live": "lives in", "deploy": "deploys to", 
 EVENT_TYPES = frozenset({"bug_fix", "session_summary", "compact_summary", "auto_capture", "health_check"})
 
 # Function words trimmed from both ends of a conflict topic ("Deploy to" → "Deploy").
-TOPIC_EDGE_WORDS = frozenset("a an the to in on at for of with and or by from is are was were be it that "
-                             "this as".split())
+TOPIC_EDGE_WORDS = frozenset(
+    "a an the to in on at for of with and or by from is are was were be it that this as".split()
+)
 
 
 def canonical(word: str) -> str:

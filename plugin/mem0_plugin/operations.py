@@ -4,15 +4,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
+from . import write_path
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
 from .records import ACTIVE, Memory, memory_of_record, new_memory_id, optional_str, validate_metadata, validate_text
-from . import write_path
 from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
 
@@ -32,7 +33,7 @@ class Caller:
     store: SqliteStore
     identity: Identity
     actor: str = "mcp"
-    semantic: "Semantic | None" = None  # None: lexical only
+    semantic: Semantic | None = None  # None: lexical only
     background: bool = False  # embed new memories on a background thread (a long-lived server)
 
     @property
@@ -108,18 +109,36 @@ def with_state(memory: Memory) -> dict[str, Any]:
     return memory.to_dict()
 
 
-def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: object = None,
-               agent_id: object = None, run_id: object = None, metadata: object = None,
-               infer: bool = True, immutable: bool = False, now: datetime | None = None) -> dict[str, Any]:
+def add_memory(
+    caller: Caller,
+    text: object,
+    *,
+    user_id: object = None,
+    app_id: object = None,
+    agent_id: object = None,
+    run_id: object = None,
+    metadata: object = None,
+    infer: bool = True,
+    immutable: bool = False,
+    now: datetime | None = None,
+) -> dict[str, Any]:
     check_user(caller, user_id)
     stamp = format_timestamp(now or utc_now())
-    memory = Memory(id=new_memory_id(), memory=validate_text(text), user_id=caller.user_id,
-                    app_id=optional_str(app_id, "app_id") or caller.identity.project_id,
-                    agent_id=optional_str(agent_id, "agent_id"), run_id=optional_str(run_id, "run_id"),
-                    metadata=validate_metadata(metadata), created_at=stamp, updated_at=stamp,
-                    immutable=bool(immutable))
-    comparison = (write_path.compare(caller.store, caller.semantic, memory, background=caller.background)
-                  if infer else None)
+    memory = Memory(
+        id=new_memory_id(),
+        memory=validate_text(text),
+        user_id=caller.user_id,
+        app_id=optional_str(app_id, "app_id") or caller.identity.project_id,
+        agent_id=optional_str(agent_id, "agent_id"),
+        run_id=optional_str(run_id, "run_id"),
+        metadata=validate_metadata(metadata),
+        created_at=stamp,
+        updated_at=stamp,
+        immutable=bool(immutable),
+    )
+    comparison = (
+        write_path.compare(caller.store, caller.semantic, memory, background=caller.background) if infer else None
+    )
     events: list[dict[str, Any]] = []
     with caller.store.write() as writer:
         existing = writer.find_identical(memory)
@@ -131,30 +150,50 @@ def add_memory(caller: Caller, text: object, *, user_id: object = None, app_id: 
     result = existing or memory
     if existing is None and (comparison is None or comparison.vector is None):
         _embed_later(caller, [memory.id])
-    return {"status": "SUCCEEDED", "results": [
-        {"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events]}
+    return {
+        "status": "SUCCEEDED",
+        "results": [{"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events],
+    }
 
 
-def get_memories(caller: Caller, filters: object = None, page: int = 1, page_size: int = 100,
-                 latest_only: bool = False, include_merged: bool = False) -> dict[str, Any]:
+def get_memories(
+    caller: Caller,
+    filters: object = None,
+    page: int = 1,
+    page_size: int = 100,
+    latest_only: bool = False,
+    include_merged: bool = False,
+) -> dict[str, Any]:
     page = _int_arg(page, "page", 1, MAX_PAGE)
     page_size = _int_arg(page_size, "page_size", 1, MAX_PAGE_SIZE)
     mode = ReadMode.from_flags(latest_only, include_merged)
     where, project = read_scope(caller, filters)
     result = caller.store.page(caller.user_id, where, mode, page, page_size, app_id=project)
-    return {"count": result.count, "page": result.page, "page_size": result.page_size,
-            "next": result.next, "previous": result.previous,
-            "results": [with_state(m) for m in result.results]}
+    return {
+        "count": result.count,
+        "page": result.page,
+        "page_size": result.page_size,
+        "next": result.next,
+        "previous": result.previous,
+        "results": [with_state(m) for m in result.results],
+    }
 
 
-def search_memories(caller: Caller, query: object, filters: object = None, top_k: int = 10,
-                    threshold: float | None = None, latest_only: bool = False,
-                    include_merged: bool = False) -> dict[str, Any]:
+def search_memories(
+    caller: Caller,
+    query: object,
+    filters: object = None,
+    top_k: int = 10,
+    threshold: float | None = None,
+    latest_only: bool = False,
+    include_merged: bool = False,
+) -> dict[str, Any]:
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query must be a non-empty string")
     top_k = _int_arg(top_k, "top_k", 1, MAX_TOP_K)
-    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                  or not 0 <= threshold <= 1):
+    if threshold is not None and (
+        isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1
+    ):
         raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
     mode = ReadMode.from_flags(latest_only, include_merged)
     where = scoped_filter(caller, filters)
@@ -193,8 +232,7 @@ def _merge_metadata(current: Mapping[str, Any], change: Mapping[str, Any]) -> di
     return merged
 
 
-def update_memory(caller: Caller, memory_id: object, text: object = None,
-                  metadata: object = None) -> dict[str, Any]:
+def update_memory(caller: Caller, memory_id: object, text: object = None, metadata: object = None) -> dict[str, Any]:
     memory_id = _memory_id(memory_id)
     if text is None and metadata is None:
         raise InvalidInputError("update_memory needs text, metadata, or both")
@@ -236,8 +274,9 @@ def _changes_nothing(before: Memory, fields: Mapping[str, Any]) -> bool:
 def _not_found(writer, user_id: str, memory_id: str) -> NotFoundError:
     """Not found; for a memory deleted earlier (a second delete, as in mem0), say so and how to undo it."""
     if writer.last_deleted(user_id, memory_id) is not None:
-        return NotFoundError(f"memory {memory_id} not found: it was deleted "
-                             f"(`mem0-memories restore {memory_id}` brings it back)")
+        return NotFoundError(
+            f"memory {memory_id} not found: it was deleted (`mem0-memories restore {memory_id}` brings it back)"
+        )
     return NotFoundError(f"memory {memory_id} not found")
 
 
@@ -250,16 +289,14 @@ def restore_memory(caller: Caller, memory_id: object) -> Memory:
         if current is not None:
             if current.lifecycle_state == ACTIVE:
                 raise InvalidInputError(f"memory {memory_id} is already active")
-            return writer.change(current, "RESTORE", caller.actor, lifecycle_state=ACTIVE,
-                                 replacement_memory_id=None)
+            return writer.change(current, "RESTORE", caller.actor, lifecycle_state=ACTIVE, replacement_memory_id=None)
         if writer.purged(caller.user_id, memory_id):
-            raise NotFoundError(f"memory {memory_id} was forgotten with --purge: its text is gone, "
-                                "it cannot be restored")
+            raise NotFoundError(
+                f"memory {memory_id} was forgotten with --purge: its text is gone, it cannot be restored"
+            )
         record = writer.last_deleted(caller.user_id, memory_id)
         if record is None:
             raise NotFoundError(f"memory {memory_id} not found, and no deleted version is in the history")
         old = replace(memory_of_record(record), lifecycle_state=ACTIVE, replacement_memory_id=None)
         restored = replace(old, updated_at=writer.now, version=old.version + 1)
         return writer.insert(restored, event="RESTORE", actor=caller.actor)
-
-

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -22,7 +23,7 @@ SHOW_AFTER_SECONDS = 1.0
 Update = Callable[[int, int], None]
 
 
-def _bar(stream: TextIO, *columns: Any) -> "Progress":
+def _bar(stream: TextIO, *columns: Any) -> Progress:
     from rich.console import Console
     from rich.progress import Progress
 

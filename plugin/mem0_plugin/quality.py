@@ -25,28 +25,56 @@ Every memory text shown goes through `secrets.mask` and `sanitize.printable`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .dream.analysis import Vectors, analyse
 from .dream.plan import REASON_RETENTION, ConflictAction, Plan
 from .dream.retention import DEFAULT_POLICY
-from .wording import plural
 from .records import ACTIVE, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .sanitize import printable
 from .secrets import mask, secret_kinds
 from .timeutil import parse_timestamp
+from .wording import plural
 
-PLUGIN_TYPES = ("decision", "anti_pattern", "bug_fix", "convention", "task_learning", "user_preference",
-                "session_summary", "session_state", "project_profile", "compact_summary", "auto_capture",
-                "environmental", "health_check")
+PLUGIN_TYPES = (
+    "decision",
+    "anti_pattern",
+    "bug_fix",
+    "convention",
+    "task_learning",
+    "user_preference",
+    "session_summary",
+    "session_state",
+    "project_profile",
+    "compact_summary",
+    "auto_capture",
+    "environmental",
+    "health_check",
+)
 # The 17 categories the mem0 coding-agent plugin installs in place of mem0's defaults
 # (mem0ai/mem0, integrations/mem0-plugin/scripts/setup_coding_categories.py).
-CODING_CATEGORIES = ("architecture_decisions", "anti_patterns", "task_learnings", "tooling_setup", "bug_fixes",
-                     "coding_conventions", "user_preferences", "dependency_decisions", "performance_findings",
-                     "security_constraints", "testing_patterns", "data_model", "api_contracts",
-                     "deployment_runbook", "team_norms", "domain_glossary", "experiment_results")
+CODING_CATEGORIES = (
+    "architecture_decisions",
+    "anti_patterns",
+    "task_learnings",
+    "tooling_setup",
+    "bug_fixes",
+    "coding_conventions",
+    "user_preferences",
+    "dependency_decisions",
+    "performance_findings",
+    "security_constraints",
+    "testing_patterns",
+    "data_model",
+    "api_contracts",
+    "deployment_runbook",
+    "team_norms",
+    "domain_glossary",
+    "experiment_results",
+)
 IN_SCOPE_STATES = (ACTIVE, SUPERSEDED)  # what the Store line counts and dream fetches
 LOW_CONFIDENCE = 0.5
 PREVIEW_CHARS = 60
@@ -108,8 +136,12 @@ class QualityReport:
 
     @property
     def counts(self) -> dict[str, int]:
-        return {"duplicates": len(self.duplicates), "stale": len(self.stale),
-                "contradictions": len(self.contradictions), "orphans": len(self.orphans)}
+        return {
+            "duplicates": len(self.duplicates),
+            "stale": len(self.stale),
+            "contradictions": len(self.contradictions),
+            "orphans": len(self.orphans),
+        }
 
     @property
     def clean(self) -> bool:
@@ -119,7 +151,7 @@ class QualityReport:
 
 def preview(text: str, limit: int = PREVIEW_CHARS) -> str:
     shown = printable(mask(text)).strip()
-    return shown if len(shown) <= limit else shown[:limit - 1].rstrip() + "…"
+    return shown if len(shown) <= limit else shown[: limit - 1].rstrip() + "…"
 
 
 def _no_type(memory: Memory) -> bool:
@@ -132,30 +164,61 @@ def duplicates_of(plan: Plan) -> list[Duplicate]:
 
 
 def stale_of(plan: Plan, by_id: Mapping[str, Memory]) -> list[Stale]:
-    return [Stale(p.id, p.type, p.age_days, p.reason,
-                  None if p.reason == REASON_RETENTION else by_id[p.id].confidence) for p in plan.prunes]
+    return [
+        Stale(p.id, p.type, p.age_days, p.reason, None if p.reason == REASON_RETENTION else by_id[p.id].confidence)
+        for p in plan.prunes
+    ]
 
 
-def scan_quality(memories: Sequence[Memory], vocabulary: frozenset[str], now: datetime, *,
-                 user_id: str, project_id: str, policy: Mapping[str, int | None] | None = None,
-                 policy_source: str = "default", vectors: Vectors | None = None) -> QualityReport:
+def scan_quality(
+    memories: Sequence[Memory],
+    vocabulary: frozenset[str],
+    now: datetime,
+    *,
+    user_id: str,
+    project_id: str,
+    policy: Mapping[str, int | None] | None = None,
+    policy_source: str = "default",
+    vectors: Vectors | None = None,
+) -> QualityReport:
     """The quality report of one project's memories (any lifecycle states) as of `now`: dream's
     plan for those of them in scope (`policy`: the built-in default when None; `vectors`: each
     memory's embedding by id, as dream would use them), plus what dream does not act on."""
     now = parse_timestamp(now, "now")
     in_scope = [m for m in memories if m.lifecycle_state in IN_SCOPE_STATES]
     active = [m for m in in_scope if m.lifecycle_state == ACTIVE]
-    plan = analyse(in_scope, dict(DEFAULT_POLICY if policy is None else policy), now,
-                   user_id=user_id, project_id=project_id, policy_source=policy_source, vectors=vectors)
-    low = [LowConfidence(m.id, m.type, m.confidence) for m in active
-           if m.confidence is not None and m.confidence < LOW_CONFIDENCE]
-    orphans = [Orphan(m.id, None if m.type == UNKNOWN_TYPE and _no_type(m) else m.type)
-               for m in active if m.type not in vocabulary]
-    credentials = [Credential(m.id, tuple(kinds), m.lifecycle_state)
-                   for m in memories if (kinds := secret_kinds(m.memory))]
-    report = QualityReport(project_id, len(in_scope), tuple(duplicates_of(plan)),
-                           tuple(stale_of(plan, {m.id: m for m in in_scope})),
-                           tuple(low), plan.conflicts, tuple(orphans), tuple(credentials))
+    plan = analyse(
+        in_scope,
+        dict(DEFAULT_POLICY if policy is None else policy),
+        now,
+        user_id=user_id,
+        project_id=project_id,
+        policy_source=policy_source,
+        vectors=vectors,
+    )
+    low = [
+        LowConfidence(m.id, m.type, m.confidence)
+        for m in active
+        if m.confidence is not None and m.confidence < LOW_CONFIDENCE
+    ]
+    orphans = [
+        Orphan(m.id, None if m.type == UNKNOWN_TYPE and _no_type(m) else m.type)
+        for m in active
+        if m.type not in vocabulary
+    ]
+    credentials = [
+        Credential(m.id, tuple(kinds), m.lifecycle_state) for m in memories if (kinds := secret_kinds(m.memory))
+    ]
+    report = QualityReport(
+        project_id,
+        len(in_scope),
+        tuple(duplicates_of(plan)),
+        tuple(stale_of(plan, {m.id: m for m in in_scope})),
+        tuple(low),
+        plan.conflicts,
+        tuple(orphans),
+        tuple(credentials),
+    )
     named = _named_ids(report)
     previews = {m.id: preview(m.memory) for m in memories if m.id in named}
     return replace(report, previews=previews)
@@ -199,48 +262,81 @@ def _orphan_row(report: QualityReport, o: Orphan) -> str:
 
 def render_findings(report: QualityReport) -> list[str]:
     """The listings before the summary: one section per kind of finding, empty ones left out."""
-    lines = ["## Quality scan", "", f"Scanned {plural(report.scanned, 'memory', 'memories')} of project {printable(report.project_id)}.", ""]
-    lines += _section("Duplicates", [
-        f"  {' ≈ '.join(map(_ref, d.ids))} — {printable(d.type)}, {round(d.similarity * 100)}% similar: "
-        f"{' / '.join(_quoted(report, i) for i in d.ids)}" for d in report.duplicates])
+    lines = [
+        "## Quality scan",
+        "",
+        f"Scanned {plural(report.scanned, 'memory', 'memories')} of project {printable(report.project_id)}.",
+        "",
+    ]
+    lines += _section(
+        "Duplicates",
+        [
+            f"  {' ≈ '.join(map(_ref, d.ids))} — {printable(d.type)}, {round(d.similarity * 100)}% similar: "
+            f"{' / '.join(_quoted(report, i) for i in d.ids)}"
+            for d in report.duplicates
+        ],
+    )
     lines += _section("Stale", [_stale_row(report, s) for s in report.stale])
-    lines += _section("Low confidence", [
-        f"  {_ref(c.id)} — {printable(c.type)}, confidence {c.confidence:g}: {_quoted(report, c.id)}"
-        for c in report.low_confidence])
-    lines += _section("Contradictions", [
-        f"  {_ref(c.ids[0])} vs {_ref(c.ids[1])} — {printable(c.type)}: \"{printable(c.topic)}\""
-        for c in report.contradictions])
+    lines += _section(
+        "Low confidence",
+        [
+            f"  {_ref(c.id)} — {printable(c.type)}, confidence {c.confidence:g}: {_quoted(report, c.id)}"
+            for c in report.low_confidence
+        ],
+    )
+    lines += _section(
+        "Contradictions",
+        [
+            f'  {_ref(c.ids[0])} vs {_ref(c.ids[1])} — {printable(c.type)}: "{printable(c.topic)}"'
+            for c in report.contradictions
+        ],
+    )
     lines += _section("Orphans", [_orphan_row(report, o) for o in report.orphans])
-    credentials = _section("Credentials", [
-        f"  {_ref(c.id)} — {', '.join(c.kinds)}{'' if c.lifecycle_state == ACTIVE else f' ({c.lifecycle_state})'}: "
-        f"{_quoted(report, c.id)}" for c in report.credentials])
+    credentials = _section(
+        "Credentials",
+        [
+            f"  {_ref(c.id)} — {', '.join(c.kinds)}{'' if c.lifecycle_state == ACTIVE else f' ({c.lifecycle_state})'}: "
+            f"{_quoted(report, c.id)}"
+            for c in report.credentials
+        ],
+    )
     if credentials:
-        credentials.insert(-1, "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
-                               "(the store's history keeps deleted text).")
+        credentials.insert(
+            -1,
+            "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
+            "(the store's history keeps deleted text).",
+        )
     return lines + credentials
 
 
 def render_summary(report: QualityReport) -> list[str]:
     c = report.counts
-    return ["## Memory Quality", "",
-            f"Duplicates: {c['duplicates']} · Stale: {c['stale']} · Contradictions: {c['contradictions']} "
-            f"· Orphans: {c['orphans']}",
-            "Memory quality: clean." if report.clean else "Run /mem0:dream to fix."]
+    return [
+        "## Memory Quality",
+        "",
+        f"Duplicates: {c['duplicates']} · Stale: {c['stale']} · Contradictions: {c['contradictions']} "
+        f"· Orphans: {c['orphans']}",
+        "Memory quality: clean." if report.clean else "Run /mem0:dream to fix.",
+    ]
 
 
 def report_to_dict(report: QualityReport) -> dict[str, Any]:
     return {
         "project_id": report.project_id,
         "scanned": report.scanned,
-        "counts": {**report.counts, "low_confidence": len(report.low_confidence),
-                   "credentials": len(report.credentials)},
+        "counts": {
+            **report.counts,
+            "low_confidence": len(report.low_confidence),
+            "credentials": len(report.credentials),
+        },
         "clean": report.clean,
         "duplicates": [{"ids": list(d.ids), "type": d.type, "similarity": d.similarity} for d in report.duplicates],
         "stale": [{"id": s.id, "type": s.type, "age_days": s.age_days, "reason": s.reason} for s in report.stale],
         "low_confidence": [{"id": c.id, "type": c.type, "confidence": c.confidence} for c in report.low_confidence],
         "contradictions": [{"ids": list(c.ids), "type": c.type, "topic": c.topic} for c in report.contradictions],
         "orphans": [{"id": o.id, "type": o.type} for o in report.orphans],
-        "credentials": [{"id": c.id, "kinds": list(c.kinds), "lifecycle_state": c.lifecycle_state}
-                        for c in report.credentials],
+        "credentials": [
+            {"id": c.id, "kinds": list(c.kinds), "lifecycle_state": c.lifecycle_state} for c in report.credentials
+        ],
         "previews": dict(sorted(report.previews.items())),
     }

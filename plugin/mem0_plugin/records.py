@@ -6,9 +6,10 @@ import json
 import math
 import reprlib
 import uuid
-from datetime import timedelta
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
 
 from .errors import InvalidInputError
 from .sanitize import printable
@@ -103,9 +104,22 @@ def memory_of_values(values: Sequence[Any]) -> Memory:
 def memory_of_record(record: Mapping[str, Any]) -> Memory:
     """The `Memory` of a record the store wrote itself (a history row's before or after, with its
     `version`): no check, the store wrote it valid."""
-    fields_ = {k: record[k] for k in ("id", "memory", "user_id", "app_id", "agent_id", "run_id",
-                                      "created_at", "updated_at", "lifecycle_state",
-                                      "replacement_memory_id", "immutable")}
+    fields_ = {
+        k: record[k]
+        for k in (
+            "id",
+            "memory",
+            "user_id",
+            "app_id",
+            "agent_id",
+            "run_id",
+            "created_at",
+            "updated_at",
+            "lifecycle_state",
+            "replacement_memory_id",
+            "immutable",
+        )
+    }
     fields_["metadata"] = dict(record.get("metadata") or {})
     fields_["source_memory_ids"] = tuple(record.get("source_memory_ids") or ())
     fields_["version"] = int(record.get("version", 1))
@@ -172,8 +186,7 @@ def _given(record: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return default if value is None or value == "" else value
 
 
-def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None,
-                       now: str) -> Memory:
+def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_app: str | None, now: str) -> Memory:
     """Validate one imported record (the docs/records.md shape); missing ids and scope take defaults."""
     if not isinstance(record, Mapping):
         raise InvalidInputError(f"a record must be a JSON object, got {type(record).__name__}")
@@ -191,8 +204,9 @@ def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_
     created = now if _given(record, "created_at") is None else normalize_timestamp(record["created_at"], "created_at")
     if parse_timestamp(created) > parse_timestamp(now) + CLOCK_SKEW:
         raise InvalidInputError(f"created_at is in the future: {created}")
-    updated = created if _given(record, "updated_at") is None else normalize_timestamp(record["updated_at"],
-                                                                                       "updated_at")
+    updated = (
+        created if _given(record, "updated_at") is None else normalize_timestamp(record["updated_at"], "updated_at")
+    )
     return Memory(
         id=optional_str(record.get("id"), "id") or new_memory_id(),
         memory=validate_text(text),

@@ -20,8 +20,8 @@ fast: one ``str.replace`` and one ``str.translate`` with a constant table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 _SPACE_CHARS = ("\n", "\t", "\u2028", "\u2029")
 _BIDI_CHARS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
@@ -29,7 +29,7 @@ _BIDI_CHARS = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x
 
 def _escape_table() -> Mapping[int, str]:
     table: dict[int, str] = {}
-    for code in (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)):
+    for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
         table[code] = "\\r" if code == 0x0D else f"\\x{code:02x}"
     for code in (*_BIDI_CHARS, *range(0xD800, 0xE000)):
         table[code] = f"\\u{code:04x}"
@@ -50,8 +50,12 @@ def printable(text: str) -> str:
 # acts on — DEL, the C1 controls (8-bit CSI/OSC), bidi controls, line separators, lone surrogates —
 # is written as a \uXXXX escape: outside strings JSON text never holds these characters, inside
 # them the escape is the same character to any JSON reader.
-_JSON_ESCAPES = MappingProxyType({code: f"\\u{code:04x}" for code in
-                                  (0x7F, *range(0x80, 0xA0), *_BIDI_CHARS, 0x2028, 0x2029, *range(0xD800, 0xE000))})
+_JSON_ESCAPES = MappingProxyType(
+    {
+        code: f"\\u{code:04x}"
+        for code in (0x7F, *range(0x80, 0xA0), *_BIDI_CHARS, 0x2028, 0x2029, *range(0xD800, 0xE000))
+    }
+)
 
 
 def inert_json(text: str) -> str:

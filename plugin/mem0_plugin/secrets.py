@@ -22,14 +22,16 @@ PREFIX_CHARS = 4
 
 # (kind, pattern); a pattern's group "secret" (when present) is the part to mask.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<secret>[\s\S]*?)"
-        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)")),
-    ("JSON web token", re.compile(
-        r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "private key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<secret>[\s\S]*?)"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
+    ("JSON web token", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("AWS access key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Za-z0-9])")),
-    ("GitHub token", re.compile(
-        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
     ("Slack token", re.compile(r"(?<![A-Za-z0-9])xox[abposre]-[A-Za-z0-9-]{10,}")),
     ("Google API key", re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}")),
     ("Stripe key", re.compile(r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}")),
@@ -37,11 +39,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bearer token", re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)")),
     ("password in URL", re.compile(r"(?i)(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]{6,})@")),
     ("mem0 API key", re.compile(r"(?<![A-Za-z0-9_-])m0-[A-Za-z0-9_-]{20,}")),
-    ("assigned secret", re.compile(
-        r"(?i)(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|"
-        r"(?:access|auth|api|bearer|refresh|session)?[_-]?token|api[_-]?key|access[_-]?key|"
-        r"secret[_-]?key|private[_-]?key)"
-        r"[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<secret>[^\s\"',;]{8,})")),
+    (
+        "assigned secret",
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|"
+            r"(?:access|auth|api|bearer|refresh|session)?[_-]?token|api[_-]?key|access[_-]?key|"
+            r"secret[_-]?key|private[_-]?key)"
+            r"[\"']?\s*(?:=|:|=>)\s*[\"']?(?P<secret>[^\s\"',;]{8,})"
+        ),
+    ),
 )
 
 _PLACEHOLDER = re.compile(r"^(?:[$<{%\[(]|\*{3,}|x{6,}|\.{3})", re.I)
@@ -112,8 +118,8 @@ def mask(text: str) -> str:
         return text
     parts, position = [], 0
     for match in matches:
-        parts.append(text[position:match.start])
-        secret = text[match.start:match.end]
+        parts.append(text[position : match.start])
+        secret = text[match.start : match.end]
         parts.append(MASK if match.kind == "private key" else _masked(secret))
         position = match.end
     parts.append(text[position:])

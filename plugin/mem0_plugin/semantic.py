@@ -14,8 +14,9 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class Semantic:
         self._pool: ThreadPoolExecutor | None = None  # the worker that embeds queries (`query_vector_soon`)
 
     @classmethod
-    def from_home(cls, home: Path, *, quiet: bool = False) -> "Semantic":
+    def from_home(cls, home: Path, *, quiet: bool = False) -> Semantic:
         try:
             embedder = embedder_from_config(home)
         except EmbedderUnavailable as exc:
@@ -119,9 +120,16 @@ class Semantic:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0-query")
         return self._pool.submit(self.query_vector, text).result
 
-    def backfill(self, store: SqliteStore, user_id: str, app_id: str | None = None, *,
-                 ids: list[str] | None = None, limit: int | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> int:
+    def backfill(
+        self,
+        store: SqliteStore,
+        user_id: str,
+        app_id: str | None = None,
+        *,
+        ids: list[str] | None = None,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> int:
         """Embed and store the vectors the user's memories (of one project, or `ids`) lack.
         Returns how many were stored; 0 when semantic matching is off."""
         if self.embedder is None:
@@ -131,7 +139,7 @@ class Semantic:
         missing = store.without_vectors(user_id, model, app_id, ids=ids, limit=limit)
         stored = 0
         for start in range(0, len(missing), BACKFILL_BATCH):
-            chunk = missing[start:start + BACKFILL_BATCH]
+            chunk = missing[start : start + BACKFILL_BATCH]
             vectors = self.vectors_for(store, user_id, [text for _, text in chunk])
             if vectors is None:
                 break
@@ -191,4 +199,3 @@ class Semantic:
         if not self.quiet and reason not in _warned:
             _warned.add(reason)
             print(off_notice(reason), file=sys.stderr)
-

@@ -13,18 +13,18 @@ import logging
 import sys
 import threading
 import traceback
-from typing import TYPE_CHECKING, Annotated, Any, Callable
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import __version__, operations
 from .arguments import Parser
-from .errors import InvalidInputError, Mem0PluginError
+from .errors import Mem0PluginError
 from .identity import Identity, resolve_identity
 from .sanitize import printable
 from .store import SqliteStore, open_store
@@ -35,27 +35,41 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("mem0_plugin.server")
 
-Filters = Annotated[dict[str, Any] | str | None, Field(
-    description='mem0 filter: {"AND"|"OR"|"NOT": [...]}, entity keys (app_id, agent_id, run_id, id, '
-                'created_at, updated_at), {"metadata": {"key": value}}, operators in, nin, eq, ne, gt, gte, '
-                'lt, lte, contains, icontains, and "*" for any value. Omit it for the current project; '
-                'a filter without app_id reads across all of your projects.')]
+Filters = Annotated[
+    dict[str, Any] | str | None,
+    Field(
+        description='mem0 filter: {"AND"|"OR"|"NOT": [...]}, entity keys (app_id, agent_id, run_id, id, '
+        'created_at, updated_at), {"metadata": {"key": value}}, operators in, nin, eq, ne, gt, gte, '
+        'lt, lte, contains, icontains, and "*" for any value. Omit it for the current project; '
+        "a filter without app_id reads across all of your projects."
+    ),
+]
 MemoryId = Annotated[str, Field(description="The memory's id (also accepted as `id`).")]
-LatestOnly = Annotated[bool, Field(description="Only active memories (hide superseded ones); "
-                                                "not together with include_merged.")]
-IncludeMerged = Annotated[bool, Field(description="Also return memories merged into another one; "
-                                                   "not together with latest_only.")]
+LatestOnly = Annotated[
+    bool, Field(description="Only active memories (hide superseded ones); not together with include_merged.")
+]
+IncludeMerged = Annotated[
+    bool, Field(description="Also return memories merged into another one; not together with latest_only.")
+]
 Page = Annotated[int, Field(ge=1, le=operations.MAX_PAGE, description="Page number, from 1.")]
-PageSize = Annotated[int, Field(ge=1, le=operations.MAX_PAGE_SIZE,
-                                description=f"Records per page (1-{operations.MAX_PAGE_SIZE}).")]
-TopK = Annotated[int, Field(ge=1, le=operations.MAX_TOP_K,
-                            description=f"Most results to return (1-{operations.MAX_TOP_K}).")]
+PageSize = Annotated[
+    int, Field(ge=1, le=operations.MAX_PAGE_SIZE, description=f"Records per page (1-{operations.MAX_PAGE_SIZE}).")
+]
+TopK = Annotated[
+    int, Field(ge=1, le=operations.MAX_TOP_K, description=f"Most results to return (1-{operations.MAX_TOP_K}).")
+]
 Threshold = Annotated[float | None, Field(ge=0, le=1, description="Minimum score, from 0 to 1.")]
-Infer = Annotated[bool, Field(description=(
-    "Compare the new text with at most 10 similar memories of its project and type; where the "
-    "rules are certain, an old memory is merged into the new one or superseded by it at once, "
-    "and results list each event (ADD, NOOP, MERGE, SUPERSEDE). The text is always stored as "
-    "given (no language model extracts facts). Pass false to only store."))]
+Infer = Annotated[
+    bool,
+    Field(
+        description=(
+            "Compare the new text with at most 10 similar memories of its project and type; where the "
+            "rules are certain, an old memory is merged into the new one or superseded by it at once, "
+            "and results list each event (ADD, NOOP, MERGE, SUPERSEDE). The text is always stored as "
+            "given (no language model extracts facts). Pass false to only store."
+        )
+    ),
+]
 
 ID_ALIAS_TOOLS = frozenset({"get_memory", "update_memory", "delete_memory"})
 
@@ -90,6 +104,7 @@ def _tool_errors(fn: Callable) -> Callable:
         except Exception as exc:  # a bug: say what broke, keep the traceback on stderr
             log.error("tool %s failed:\n%s", fn.__name__, traceback.format_exc())
             raise ToolError(f"internal error in {fn.__name__}: {type(exc).__name__}: {exc}") from None
+
     return wrapper
 
 
@@ -106,24 +121,30 @@ def accept_id_alias(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def forbid_unknown_arguments(tool: Tool) -> Tool:
     """The tool with an arguments model that refuses undeclared names (`additionalProperties: false`)."""
     loose = tool.fn_metadata.arg_model
-    strict: type[BaseModel] = type(loose.__name__, (loose,),
-                                   {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
+    strict: type[BaseModel] = type(
+        loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": __name__}
+    )
     metadata = tool.fn_metadata.model_copy(update={"arg_model": strict})
     return tool.model_copy(update={"fn_metadata": metadata, "parameters": strict.model_json_schema(by_alias=True)})
 
 
 def writing(*, destructive: bool, idempotent: bool | None = None) -> ToolAnnotations:
     """The annotations of a tool that writes to the store (and nothing outside it)."""
-    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
-                           open_world_hint=False)
+    return ToolAnnotations(
+        read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent, open_world_hint=False
+    )
 
 
 class Mem0MCPServer(MCPServer):
     """MCPServer whose argument-validation errors read as one line naming each bad argument."""
 
     def __init__(self, tools: list[Tool]):
-        super().__init__("mem0", version=__version__, tools=tools,
-                         instructions="Long-term memory for this user and project (mem0-compatible).")
+        super().__init__(
+            "mem0",
+            version=__version__,
+            tools=tools,
+            instructions="Long-term memory for this user and project (mem0-compatible).",
+        )
         self._schemas = {tool.name: tool.parameters for tool in tools}
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
@@ -177,13 +198,26 @@ def build_server(resources: Resources) -> MCPServer:
         app_id: Annotated[str | None, Field(description="Project id; defaults to the current project.")] = None,
         agent_id: Annotated[str | None, Field(description="Agent scope.")] = None,
         run_id: Annotated[str | None, Field(description="Run/session scope.")] = None,
-        metadata: Annotated[dict[str, Any] | None, Field(description="Any JSON object; type, confidence, pinned, source, branch, exclude_from_dream have meaning.")] = None,
+        metadata: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="Any JSON object; type, confidence, pinned, source, branch, exclude_from_dream have meaning."
+            ),
+        ] = None,
         infer: Infer = True,
         immutable: Annotated[bool, Field(description="Never changed by update or consolidation.")] = False,
     ) -> dict[str, Any]:
-        return operations.add_memory(resources.caller(), text, user_id=user_id, app_id=app_id,
-                                     agent_id=agent_id, run_id=run_id, metadata=metadata,
-                                     infer=infer, immutable=immutable)
+        return operations.add_memory(
+            resources.caller(),
+            text,
+            user_id=user_id,
+            app_id=app_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            metadata=metadata,
+            infer=infer,
+            immutable=immutable,
+        )
 
     @_tool_errors
     def search_memories(
@@ -194,8 +228,9 @@ def build_server(resources: Resources) -> MCPServer:
         latest_only: LatestOnly = False,
         include_merged: IncludeMerged = False,
     ) -> dict[str, Any]:
-        return operations.search_memories(resources.caller(), query, filters, top_k, threshold,
-                                          latest_only, include_merged)
+        return operations.search_memories(
+            resources.caller(), query, filters, top_k, threshold, latest_only, include_merged
+        )
 
     @_tool_errors
     def get_memories(
@@ -224,22 +259,37 @@ def build_server(resources: Resources) -> MCPServer:
         return operations.delete_memory(resources.caller(), memory_id)
 
     tools = [
-        Tool.from_function(add_memory, description="Store a memory for the current user and project.",
-                           annotations=writing(destructive=False)),
-        Tool.from_function(search_memories, annotations=read_only,
-                           description="Search memories by meaning of the words; each result has a score in [0, 1]."),
-        Tool.from_function(get_memories, annotations=read_only,
-                           description="List memories page by page (stable order: created_at, then id)."),
+        Tool.from_function(
+            add_memory,
+            description="Store a memory for the current user and project.",
+            annotations=writing(destructive=False),
+        ),
+        Tool.from_function(
+            search_memories,
+            annotations=read_only,
+            description="Search memories by meaning of the words; each result has a score in [0, 1].",
+        ),
+        Tool.from_function(
+            get_memories,
+            annotations=read_only,
+            description="List memories page by page (stable order: created_at, then id).",
+        ),
         Tool.from_function(get_memory, description="Get one memory by id.", annotations=read_only),
         # The same update again changes nothing (no new version): idempotent.
-        Tool.from_function(update_memory, description=(
-            "Change a memory's text and/or metadata (metadata keys merge; null removes a key)."),
-            annotations=writing(destructive=False, idempotent=True)),
+        Tool.from_function(
+            update_memory,
+            description=("Change a memory's text and/or metadata (metadata keys merge; null removes a key)."),
+            annotations=writing(destructive=False, idempotent=True),
+        ),
         # As in mem0, deleting a memory that is gone is an error ("not found: it was deleted"): not idempotent.
-        Tool.from_function(delete_memory, description=(
-            "Delete a memory (recoverable with `mem0-memories restore ID`). "
-            "Deleting it again is an error saying it was deleted."),
-            annotations=writing(destructive=True, idempotent=False)),
+        Tool.from_function(
+            delete_memory,
+            description=(
+                "Delete a memory (recoverable with `mem0-memories restore ID`). "
+                "Deleting it again is an error saying it was deleted."
+            ),
+            annotations=writing(destructive=True, idempotent=False),
+        ),
     ]
     return Mem0MCPServer([forbid_unknown_arguments(tool) for tool in tools])
 
@@ -247,9 +297,12 @@ def build_server(resources: Resources) -> MCPServer:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = Parser(prog="mem0-mcp-server", description="The mem0 memory MCP server (stdio).")
     parser.add_argument("--user-id", help="the user whose memories it serves (default: MEM0_USER_ID, $USER, 'default')")
-    parser.add_argument("--project-id",
-                        help="the current project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
-    parser.add_argument("--store", help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument(
+        "--project-id", help="the current project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)"
+    )
+    parser.add_argument(
+        "--store", help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)"
+    )
     parser.add_argument("--cwd", help="project directory (default: the current directory)")
     parser.add_argument("--debug", action="store_true", help="debug logging on stderr")
     return parser.parse_args(argv)
@@ -257,11 +310,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.debug else logging.WARNING,
-                        format="mem0-mcp-server: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.DEBUG if args.debug else logging.WARNING, format="mem0-mcp-server: %(message)s"
+    )
     try:
-        identity = resolve_identity(user_id=args.user_id, project_id=args.project_id,
-                                    store=args.store, cwd=args.cwd)
+        identity = resolve_identity(user_id=args.user_id, project_id=args.project_id, store=args.store, cwd=args.cwd)
         check_directory(identity.store_location)  # a bad --store fails now, not at the first tool call
     except Mem0PluginError as exc:
         print(f"mem0-mcp-server: {exc}", file=sys.stderr)

@@ -22,8 +22,11 @@ from pathlib import Path
 from .errors import ConfigError
 
 SQLITE = "sqlite"
-LATER_SCHEMES = {"postgresql": "PostgreSQL stores", "postgres": "PostgreSQL stores",
-                 "mem0": "stores on the Mem0 platform"}
+LATER_SCHEMES = {
+    "postgresql": "PostgreSQL stores",
+    "postgres": "PostgreSQL stores",
+    "mem0": "stores on the Mem0 platform",
+}
 FORMS = "sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path"
 
 
@@ -54,11 +57,13 @@ def parse_store_url(url: str, *, explicit: bool = True) -> StoreLocation:
     if scheme is None:
         return StoreLocation(url, _absolute(Path(url).expanduser()), explicit)
     if scheme in LATER_SCHEMES:
-        raise ConfigError(f"store URL scheme {scheme!r} is not supported yet ({LATER_SCHEMES[scheme]} "
-                          f"come in a later release); use {FORMS}")
+        raise ConfigError(
+            f"store URL scheme {scheme!r} is not supported yet ({LATER_SCHEMES[scheme]} "
+            f"come in a later release); use {FORMS}"
+        )
     if scheme != SQLITE:
         raise ConfigError(f"store URL scheme {scheme!r} is not supported; use {FORMS}")
-    rest = url[len("sqlite://"):]
+    rest = url[len("sqlite://") :]
     path = rest[1:]  # sqlite:/// + path: relative, or absolute when path starts with "/"
     if not path.strip("/") or path == ":memory:":
         raise ConfigError(f"store URL {url!r} has no file path; use {FORMS}")
@@ -76,15 +81,17 @@ def check_directory(location: StoreLocation) -> None:
     folder = location.path.parent
     if not location.explicit or folder.is_dir():
         return
-    raise ConfigError(f"the store's directory does not exist: {folder}{_slashes_hint(location.url)}; "
-                      "create it, or fix --store / MEM0_STORE")
+    raise ConfigError(
+        f"the store's directory does not exist: {folder}{_slashes_hint(location.url)}; "
+        "create it, or fix --store / MEM0_STORE"
+    )
 
 
 def _slashes_hint(url: str) -> str:
     """For `sqlite:///home/...` whose absolute reading would exist: the four-slash spelling."""
     if not url.startswith("sqlite:///") or url.startswith("sqlite:////"):
         return ""
-    absolute = url[len("sqlite://"):]  # "/home/..."
+    absolute = url[len("sqlite://") :]  # "/home/..."
     if not Path(absolute).parent.is_dir():
         return ""
     return f" (sqlite:/// + a path is relative; for an absolute path use four slashes: sqlite:///{absolute})"

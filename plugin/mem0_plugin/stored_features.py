@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from .features import TextFeatures, text_features
 
@@ -48,8 +48,14 @@ def encode(features: TextFeatures, text: str) -> str | None:
     if any(_FIELD in word or _WORD in word for word in words):
         return None
     values = _SAME_AS_LITERALS if features.values == features.literals else _joined(features.values)
-    fields = [_TAG, text_checksum(text), "1" if features.negated else "", *map(_joined, sets), values,
-              _joined(features.frame)]
+    fields = [
+        _TAG,
+        text_checksum(text),
+        "1" if features.negated else "",
+        *map(_joined, sets),
+        values,
+        _joined(features.frame),
+    ]
     return _FIELD.join(fields)
 
 
@@ -87,10 +93,15 @@ def decode_for(value: object, text: str) -> TextFeatures | None:
         return None
     _, _, negated, sig, qualifiers, literals, names, values, frame = fields
     literal_set = _split(literals)
-    return TextFeatures(sig=_split(sig), negated=negated == "1", qualifiers=_split(qualifiers),
-                        literals=literal_set, names=_split(names),
-                        values=literal_set if values == _SAME_AS_LITERALS else _split(values),
-                        frame=_split(frame))
+    return TextFeatures(
+        sig=_split(sig),
+        negated=negated == "1",
+        qualifiers=_split(qualifiers),
+        literals=literal_set,
+        names=_split(names),
+        values=literal_set if values == _SAME_AS_LITERALS else _split(values),
+        frame=_split(frame),
+    )
 
 
 def _joined(words: frozenset[str]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 WORD_PATTERN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # a word, as written
 # CJK unified ideographs (with extension A and compatibility ideographs), hiragana, katakana
@@ -22,7 +22,8 @@ UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _UNSPACED_RUN = re.compile(f"[{UNSPACED}]+")
 _HAS_UNSPACED = re.compile(f"[{UNSPACED}]")
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all also always am an and any are as at be because been
 before being below between both but by can could did do does doing done down during each
 either else ever every few for from further had has have having he her here hers herself him
@@ -32,12 +33,34 @@ over own per please same shall she should so some such than that the their their
 themselves then there these they this those through thus to too under until up upon us use used
 uses using usually very via was we were what when where which while who whom whose why will
 with within without would yet you your yours yourself yourselves
-""".split())
+""".split()
+)
 
 # Negations are stop words for overlap, but they flip meaning: dream reads them separately.
-NEGATIONS = frozenset({"no", "not", "never", "don't", "dont", "doesn't", "doesnt", "didn't",
-                       "isn't", "aren't", "won't", "shouldn't", "cannot", "can't", "avoid",
-                       "without", "nor", "stop", "disable", "disabled"})
+NEGATIONS = frozenset(
+    {
+        "no",
+        "not",
+        "never",
+        "don't",
+        "dont",
+        "doesn't",
+        "doesnt",
+        "didn't",
+        "isn't",
+        "aren't",
+        "won't",
+        "shouldn't",
+        "cannot",
+        "can't",
+        "avoid",
+        "without",
+        "nor",
+        "stop",
+        "disable",
+        "disabled",
+    }
+)
 
 _KEEP_S = ("ss", "us", "is", "ous", "sis", "xis")
 
@@ -78,9 +101,9 @@ def split_unspaced(token: str) -> list[str]:
     position = 0
     for run in _UNSPACED_RUN.finditer(token):
         if run.start() > position:
-            pieces.append(token[position:run.start()])
+            pieces.append(token[position : run.start()])
         text = run.group()
-        pieces.extend([text] if len(text) == 1 else [text[i:i + 2] for i in range(len(text) - 1)])
+        pieces.extend([text] if len(text) == 1 else [text[i : i + 2] for i in range(len(text) - 1)])
         position = run.end()
     if position < len(token):
         pieces.append(token[position:])

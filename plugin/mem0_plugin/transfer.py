@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Iterator
 
-from .stored_features import encode_all
 from .errors import InvalidInputError, Mem0PluginError
 from .importer import parse_records
 from .operations import Caller
 from .records import Memory, memory_from_record
 from .sanitize import inert_json
+from .stored_features import encode_all
 from .timeutil import format_timestamp, utc_now
 from .wording import memories as count_memories
 
@@ -37,8 +37,9 @@ def validate_records(caller: Caller, text: str) -> tuple[list[tuple[Memory, bool
     memories: list[tuple[Memory, bool]] = []
     for item in raw:
         try:
-            memory = memory_from_record(item.record, default_user=caller.user_id,
-                                        default_app=caller.identity.project_id, now=now)
+            memory = memory_from_record(
+                item.record, default_user=caller.user_id, default_app=caller.identity.project_id, now=now
+            )
         except Mem0PluginError as exc:
             problems.append(f"{item.where}: {exc}")
             continue
@@ -49,8 +50,9 @@ def validate_records(caller: Caller, text: str) -> tuple[list[tuple[Memory, bool
     return memories, problems
 
 
-def import_memories(caller: Caller, text: str, *, skip_invalid: bool = False,
-                   project_id: str | None = None) -> ImportResult:
+def import_memories(
+    caller: Caller, text: str, *, skip_invalid: bool = False, project_id: str | None = None
+) -> ImportResult:
     """Validate everything first; import in one transaction. Ids already in the store are kept.
 
     A record with its own id is a backup of that memory: imported as it is unless the id

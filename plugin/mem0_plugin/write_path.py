@@ -58,8 +58,7 @@ class Comparison:
     model: str | None
 
 
-def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *,
-            background: bool = False) -> Comparison:
+def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *, background: bool = False) -> Comparison:
     """Read (outside any write) the candidates of `memory` and decide what it retires."""
     vector, model = _vector(store, semantic, memory, background)
     if not takes_part(memory):  # one dream leaves alone (immutable, pinned, excluded) retires nothing either
@@ -82,8 +81,9 @@ def _vector(store: SqliteStore, semantic: Semantic | None, memory: Memory, backg
     return (None, None) if vectors is None else (vectors[0], semantic.model_id)
 
 
-def similar(store: SqliteStore, memory: Memory, vector: np.ndarray | None,
-            model: str | None) -> list[tuple[Memory, float | None]]:
+def similar(
+    store: SqliteStore, memory: Memory, vector: np.ndarray | None, model: str | None
+) -> list[tuple[Memory, float | None]]:
     """The new memory's nearest `CANDIDATES` active memories of its project and type that dream
     may act on, with their cosines: by stored vectors when the new text has one, else by
     lexical search (no cosine)."""
@@ -95,8 +95,10 @@ def similar(store: SqliteStore, memory: Memory, vector: np.ndarray | None,
     if vector is not None and model is not None:
         hits = list(store.nearest(memory.user_id, vector, model, where, ReadMode.LATEST_ONLY, CANDIDATES))
     else:
-        hits = [(m, None) for m, _ in store.lexical_search(memory.user_id, memory.memory, where,
-                                                            ReadMode.LATEST_ONLY, CANDIDATES)]
+        hits = [
+            (m, None)
+            for m, _ in store.lexical_search(memory.user_id, memory.memory, where, ReadMode.LATEST_ONLY, CANDIDATES)
+        ]
     return [(m, cosine) for m, cosine in hits if m.type == memory.type and takes_part(m)]
 
 
@@ -139,7 +141,8 @@ def _readings() -> Readings:
 def _holds_all(older, newer) -> bool:
     """The new text keeps every literal of the old (it is stored as given: nothing may be lost)."""
     return literal_values(Reading(older.memory.memory, older.features)) <= literal_values(
-        Reading(newer.memory.memory, newer.features))
+        Reading(newer.memory.memory, newer.features)
+    )
 
 
 def retire(writer: Writer, memory: Memory, comparison: Comparison, actor: str) -> list[dict[str, Any]]:
@@ -155,8 +158,12 @@ def retire(writer: Writer, memory: Memory, comparison: Comparison, actor: str) -
         writer.change(current, event, actor, lifecycle_state=retirement.state, replacement_memory_id=memory.id)
         for earlier in writer.replaced_by(memory.user_id, memory.app_id, current.id):
             writer.change(earlier, EVENTS[earlier.lifecycle_state], actor, replacement_memory_id=memory.id)
-        answer: dict[str, Any] = {"id": current.id, "memory": current.memory, "event": event,
-                                  "replacement_memory_id": memory.id}
+        answer: dict[str, Any] = {
+            "id": current.id,
+            "memory": current.memory,
+            "event": event,
+            "replacement_memory_id": memory.id,
+        }
         if retirement.cosine is not None:
             answer["similarity"] = round(retirement.cosine, 2)
         events.append(answer)

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from ..arguments import Parser
 from ..errors import Mem0PluginError
@@ -25,13 +25,18 @@ def identity_arguments(parser: argparse.ArgumentParser, *, suppress: bool = Fals
     """--user-id, --project-id, --store, --cwd, --debug (docs/commands.md)."""
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument("--user-id", default=default, help="user (default: MEM0_USER_ID, $USER, 'default')")
-    parser.add_argument("--project-id", default=default,
-                        help="project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)")
-    parser.add_argument("--store", default=default,
-                        help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)")
+    parser.add_argument(
+        "--project-id", default=default, help="project (default: MEM0_PROJECT_ID, mem0.md, git origin, directory name)"
+    )
+    parser.add_argument(
+        "--store",
+        default=default,
+        help="store URL or file path (default: MEM0_STORE or sqlite:///<MEM0_HOME>/memories.sqlite3)",
+    )
     parser.add_argument("--cwd", default=default, help="project directory (default: the current directory)")
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="show tracebacks")
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS if suppress else False, help="show tracebacks"
+    )
 
 
 def identity_from(args: argparse.Namespace) -> Identity:
@@ -55,8 +60,10 @@ def run_command(prog: str, body: Callable[[argparse.Namespace], int], args: argp
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except Exception as exc:  # a bug: one line unless --debug
-        print(f"{prog}: internal error: {type(exc).__name__}: {printable(str(exc))} (rerun with --debug for details)",
-              file=sys.stderr)
+        print(
+            f"{prog}: internal error: {type(exc).__name__}: {printable(str(exc))} (rerun with --debug for details)",
+            file=sys.stderr,
+        )
         if getattr(args, "debug", False):
             traceback.print_exc()
         return EXIT_BUG

@@ -14,12 +14,6 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
-from ..ids import pick
-from ..identity import Identity
-from ..sanitize import printable
-from ..store import SqliteStore, open_store
-from ..timeutil import parse_timestamp, utc_now
 from ..dream import report
 from ..dream.apply import ApplyOutcome, apply_plan, recover
 from ..dream.autolock import auto_lock, lock_path_from_env
@@ -29,6 +23,12 @@ from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
 from ..dream.undo import LeftAlone, apply_undo, plan_undo
+from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
+from ..identity import Identity
+from ..ids import pick
+from ..sanitize import printable
+from ..store import SqliteStore, open_store
+from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
@@ -41,8 +41,11 @@ def _now(args: argparse.Namespace) -> datetime:
 
 def _recover(store: SqliteStore, identity: Identity) -> None:
     for run_id, outcome in recover(store, identity):
-        print(f"{PROG}: completed an interrupted run {run_id[:8]} (merged {outcome.merged}, "
-              f"pruned {outcome.pruned}, conflicts resolved {outcome.resolved})", file=sys.stderr)
+        print(
+            f"{PROG}: completed an interrupted run {run_id[:8]} (merged {outcome.merged}, "
+            f"pruned {outcome.pruned}, conflicts resolved {outcome.resolved})",
+            file=sys.stderr,
+        )
 
 
 def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: ApplyOutcome) -> int:
@@ -68,16 +71,21 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
     if not decision.apply:
         term.line(report.CANCELLED)
         return 0
-    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions,
-                                                     mode="interactive"))
+    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions, mode="interactive"))
 
 
 def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
         _recover(store, identity)
-        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
-                         analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
+        plan = make_plan(
+            store,
+            identity,
+            _now(args),
+            progress=term.progress("Reading memories"),
+            analysis_progress=term.progress("Analysing memories"),
+            semantic=_semantic(identity),
+        )
         return run_interactive(term, store, identity, plan)
 
 
@@ -91,8 +99,14 @@ def _semantic(identity: Identity):
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
-        plan = make_plan(store, identity, _now(args), progress=term.progress("Reading memories"),
-                         analysis_progress=term.progress("Analysing memories"), semantic=_semantic(identity))
+        plan = make_plan(
+            store,
+            identity,
+            _now(args),
+            progress=term.progress("Reading memories"),
+            analysis_progress=term.progress("Analysing memories"),
+            semantic=_semantic(identity),
+        )
     if args.json:
         text = plan_to_json(plan)
         if args.output is not None and args.output != "-":
@@ -247,17 +261,22 @@ def cmd_undo(args, identity: Identity) -> int:
 
 def cmd_demo(args, identity: Identity) -> int:
     from ..dream.demo import demo_store
+
     with demo_store(_now(args)) as (demo_identity, store):
         term = Terminal.standard()
-        term.line(f"Demo: a throwaway store with the sample memories of a fictional project "
-                  f"({demo_identity.project_id}); your own memories are not touched.\n")
+        term.line(
+            f"Demo: a throwaway store with the sample memories of a fictional project "
+            f"({demo_identity.project_id}); your own memories are not touched.\n"
+        )
         plan = make_plan(store, demo_identity, _now(args), semantic=_semantic(identity))
         return run_interactive(term, store, demo_identity, plan)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description="Merge near-duplicate memories, surface "
-                                     "contradictions for you to decide, and prune stale ones.")
+    parser = Parser(
+        prog=PROG,
+        description="Merge near-duplicate memories, surface contradictions for you to decide, and prune stale ones.",
+    )
     identity_arguments(parser)
     modes = parser.add_mutually_exclusive_group()
     modes.add_argument("--auto", action="store_true", help="unattended (cron): apply merges and prunes, skip conflicts")
@@ -268,8 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument("--undo", metavar="RUN", help="take a run back (its id, or a unique prefix of 8+ characters)")
     parser.add_argument("--json", action="store_true", help="with --plan or --runs: write JSON")
     parser.add_argument("-o", "--output", help="with --plan --json: the file to write ('-' = stdout)")
-    parser.add_argument("--resolve", action="append", metavar="ID=A|B|skip",
-                        help="with --apply: how to settle a conflict (repeatable; unnamed ones are skipped)")
+    parser.add_argument(
+        "--resolve",
+        action="append",
+        metavar="ID=A|B|skip",
+        help="with --apply: how to settle a conflict (repeatable; unnamed ones are skipped)",
+    )
     parser.add_argument("--yes", action="store_true", help="with --apply or --undo: do not ask for confirmation")
     parser.add_argument("--now", help=argparse.SUPPRESS)
     return parser

@@ -75,7 +75,7 @@ def delete_each(caller: operations.Caller, term: Terminal, memories: list[Memory
                     raise NotFoundError(forget.not_found(memory.id))
                 forget_in(writer, caller.user_id, memory.id, purge)
         except NotFoundError:
-            term.line(f"Not deleted [ID: {memory.id[:forget.SHORT_ID_CHARS]}]: it no longer exists.")
+            term.line(f"Not deleted [ID: {memory.id[: forget.SHORT_ID_CHARS]}]: it no longer exists.")
             continue
         deleted.append(memory.id)
     scrubbed = caller.store.scrub() if purge and deleted else True
@@ -107,8 +107,7 @@ def ask_yes_no(term: Terminal) -> bool:
             return decision
 
 
-def forget_by_id(caller: operations.Caller, term: Terminal, memory: Memory, as_json: bool,
-                 purge: bool = False) -> int:
+def forget_by_id(caller: operations.Caller, term: Terminal, memory: Memory, as_json: bool, purge: bool = False) -> int:
     if as_json:
         _print_json({"results": [forget.match_record(memory)]})
         return 0
@@ -121,14 +120,17 @@ def forget_by_id(caller: operations.Caller, term: Terminal, memory: Memory, as_j
     return delete_each(caller, term, [memory], purge)
 
 
-def forget_by_query(caller: operations.Caller, term: Terminal, query: str, as_json: bool,
-                    purge: bool = False) -> int:
-    hits = caller.store.search(caller.user_id, query, operations.scoped_filter(caller, None),
-                               top_k=forget.MAX_MATCHES)
+def forget_by_query(caller: operations.Caller, term: Terminal, query: str, as_json: bool, purge: bool = False) -> int:
+    hits = caller.store.search(caller.user_id, query, operations.scoped_filter(caller, None), top_k=forget.MAX_MATCHES)
     memories = [memory for memory, _ in hits]
     if as_json:
-        _print_json({"query": mask(query), "project_id": caller.identity.project_id,
-                     "results": [forget.match_record(memory, score) for memory, score in hits]})
+        _print_json(
+            {
+                "query": mask(query),
+                "project_id": caller.identity.project_id,
+                "results": [forget.match_record(memory, score) for memory, score in hits],
+            }
+        )
         return 0
     if not memories:
         term.line(forget.no_matches(query, caller.identity.project_id))
@@ -161,8 +163,7 @@ def _resolved(writer: Writer, user_id: str, keys: list[str], purge: bool) -> lis
     return resolved
 
 
-def forget_ids(caller: operations.Caller, term: Terminal, keys: list[str], as_json: bool,
-               purge: bool = False) -> int:
+def forget_ids(caller: operations.Caller, term: Terminal, keys: list[str], as_json: bool, purge: bool = False) -> int:
     """Delete exactly the memories `keys` name, in one transaction; any not found → nothing deleted."""
     with caller.store.write(secure=purge) as writer:
         ids = _resolved(writer, caller.user_id, keys, purge)
@@ -170,8 +171,11 @@ def forget_ids(caller: operations.Caller, term: Terminal, keys: list[str], as_js
             forget_in(writer, caller.user_id, memory_id, purge)
     scrubbed = caller.store.scrub() if purge else True
     if as_json:
-        answer = {"deleted": ids, "purged": True, "scrubbed": scrubbed} if purge else \
-                 {"deleted": ids, "restore": "mem0-memories restore ID"}
+        answer = (
+            {"deleted": ids, "purged": True, "scrubbed": scrubbed}
+            if purge
+            else {"deleted": ids, "restore": "mem0-memories restore ID"}
+        )
         _print_json(answer)
     else:
         _report_deleted(term, ids, purge, scrubbed)
@@ -227,16 +231,24 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
-        prog=PROG, description="Delete memories found by a search or an id, after confirmation. "
-                               "Deleted memories can be brought back with `mem0-memories restore ID`.")
+        prog=PROG,
+        description="Delete memories found by a search or an id, after confirmation. "
+        "Deleted memories can be brought back with `mem0-memories restore ID`.",
+    )
     identity_arguments(parser)
-    parser.add_argument("target", nargs="*",
-                        help="a search query (words), or a memory id (a unique prefix of at least 8 characters will do)")
+    parser.add_argument(
+        "target",
+        nargs="*",
+        help="a search query (words), or a memory id (a unique prefix of at least 8 characters will do)",
+    )
     parser.add_argument("--json", action="store_true", help="list the matches as JSON and delete nothing")
     parser.add_argument("--ids", help="comma-separated memory ids to delete (needs --yes)")
     parser.add_argument("--yes", action="store_true", help="with --ids: delete without asking")
-    parser.add_argument("--purge", action="store_true",
-                        help="also erase the texts from the history (for a leaked secret); cannot be undone")
+    parser.add_argument(
+        "--purge",
+        action="store_true",
+        help="also erase the texts from the history (for a leaked secret); cannot be undone",
+    )
     return parser
 
 

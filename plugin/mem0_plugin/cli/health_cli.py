@@ -17,14 +17,22 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import health, health_probes as probes
+from .. import health
+from .. import health_probes as probes
 from ..dream.autolock import lock_path_from_env
 from ..dream.pipeline import fetch_vectors, step1_retention
 from ..errors import ConfigError, Mem0PluginError
 from ..identity import Identity
 from ..mem0_config import find_mem0_config, parse_categories, read_config_text
-from ..quality import (IN_SCOPE_STATES, QualityReport, known_types, render_findings, render_summary,
-                       report_to_dict, scan_quality)
+from ..quality import (
+    IN_SCOPE_STATES,
+    QualityReport,
+    known_types,
+    render_findings,
+    render_summary,
+    report_to_dict,
+    scan_quality,
+)
 from ..records import Memory
 from ..sanitize import inert_json
 from ..store import SqliteStore
@@ -49,7 +57,7 @@ class StoreRead:
     vectors: dict = field(default_factory=dict)  # --deep: the in-scope memories' vectors, by id
 
 
-def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: "Semantic | None" = None) -> StoreRead:
+def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: Semantic | None = None) -> StoreRead:
     try:
         count = probes.count_memories(store, identity)
         memories = tuple(store.iter_scope(identity.user_id, identity.project_id)) if deep else None
@@ -60,13 +68,13 @@ def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: "Sema
     return StoreRead(count, millis, search_error, memories, vectors=vectors)
 
 
-def _vectors(store: SqliteStore, memories: tuple[Memory, ...], semantic: "Semantic | None") -> dict:
+def _vectors(store: SqliteStore, memories: tuple[Memory, ...], semantic: Semantic | None) -> dict:
     """The vectors dream would use for these memories, nothing written (`fetch_vectors`)."""
     in_scope = [m for m in memories if m.lifecycle_state in IN_SCOPE_STATES]
     return fetch_vectors(store, in_scope, semantic, store_new=False)[0]
 
 
-def _read_deep(store: SqliteStore, identity: Identity, semantic: "Semantic | None") -> StoreRead:
+def _read_deep(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> StoreRead:
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
         observed = _read(store, identity, deep=True, semantic=semantic)
@@ -85,8 +93,9 @@ def categories_of(identity: Identity) -> list[str]:
         return []
 
 
-def store_checks(identity: Identity, deep: bool, now: datetime,
-                 semantic: "Semantic | None" = None) -> tuple[list[health.CheckResult], QualityReport | None]:
+def store_checks(
+    identity: Identity, deep: bool, now: datetime, semantic: Semantic | None = None
+) -> tuple[list[health.CheckResult], QualityReport | None]:
     """Store, Search and Write/Read, and (with `deep`) the quality report (by meaning too when
     `semantic` is available)."""
     probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
@@ -99,17 +108,29 @@ def store_checks(identity: Identity, deep: bool, now: datetime,
             with store:
                 observed = _read(store, identity, deep=False)
                 write = probes.write_probe(store, identity) if not observed.error else write
-        probe = replace(probe, count=observed.count) if not observed.error else \
-            replace(probe, problem=probes.diagnose(probe.path, observed.error), error=observed.error)
-    results = [health.store_check(probe),
-               health.search_check(probe, observed.millis, observed.search_error),
-               health.write_check(probe, skipped=deep, problem=write[0], error=write[1])]
+        probe = (
+            replace(probe, count=observed.count)
+            if not observed.error
+            else replace(probe, problem=probes.diagnose(probe.path, observed.error), error=observed.error)
+        )
+    results = [
+        health.store_check(probe),
+        health.search_check(probe, observed.millis, observed.search_error),
+        health.write_check(probe, skipped=deep, problem=write[0], error=write[1]),
+    ]
     quality = None
     if deep and probe.problem is None:
         policy, source = step1_retention(identity.cwd)
-        quality = scan_quality(observed.memories or (), known_types(categories_of(identity)), now,
-                               user_id=identity.user_id, project_id=identity.project_id,
-                               policy=policy, policy_source=source, vectors=observed.vectors)
+        quality = scan_quality(
+            observed.memories or (),
+            known_types(categories_of(identity)),
+            now,
+            user_id=identity.user_id,
+            project_id=identity.project_id,
+            policy=policy,
+            policy_source=source,
+            vectors=observed.vectors,
+        )
     return results, quality
 
 
@@ -119,9 +140,10 @@ def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.Che
     except ConfigError as exc:
         identity, error = None, str(exc)
     if identity is None:
-        not_run = [health.CheckResult(name, False, "not run: the identity did not resolve",
-                                      "fix the Identity check first.")
-                   for name in (health.STORE, health.SEARCH, health.WRITE_READ)]
+        not_run = [
+            health.CheckResult(name, False, "not run: the identity did not resolve", "fix the Identity check first.")
+            for name in (health.STORE, health.SEARCH, health.WRITE_READ)
+        ]
         stores, quality = not_run, None
         ident = health.identity_check(None, None, None, error)
     else:
@@ -137,14 +159,14 @@ def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.Che
     return checks, quality
 
 
-def _semantic(identity: Identity) -> "Semantic":
+def _semantic(identity: Identity) -> Semantic:
     """The configured embedder (its model loads on first use), quiet: health reports it itself."""
     from ..semantic import Semantic
 
     return Semantic.from_home(identity.home, quiet=True)
 
 
-def embedder_check(identity: Identity, store_ok: bool, semantic: "Semantic") -> health.CheckResult | None:
+def embedder_check(identity: Identity, store_ok: bool, semantic: Semantic) -> health.CheckResult | None:
     """Count the project's memories that have the configured embedder's vectors; None (no
     row) when semantic matching is turned off on purpose."""
     from ..semantic import TURNED_OFF
@@ -160,8 +182,9 @@ def embedder_check(identity: Identity, store_ok: bool, semantic: "Semantic") -> 
                 counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
         except Mem0PluginError:
             counts = None
-    return health.embedder_check(semantic.model_id, None, counts,
-                                 english_only=bool(getattr(semantic.embedder, "english_only", False)))
+    return health.embedder_check(
+        semantic.model_id, None, counts, english_only=bool(getattr(semantic.embedder, "english_only", False))
+    )
 
 
 def render_text(results: list[health.CheckResult], quality: QualityReport | None, deep: bool) -> str:
@@ -179,21 +202,37 @@ def cmd_health(args: argparse.Namespace) -> int:
     now = parse_timestamp(args.now, "--now") if args.now else utc_now()
     results, quality = run_checks(args, now)
     if args.json:
-        print(inert_json(json.dumps({"ok": not health.any_failed(results), "checks": [r.to_dict() for r in results],
-                                     "quality": report_to_dict(quality) if quality is not None else None},
-                                    indent=2, ensure_ascii=False)))
+        print(
+            inert_json(
+                json.dumps(
+                    {
+                        "ok": not health.any_failed(results),
+                        "checks": [r.to_dict() for r in results],
+                        "quality": report_to_dict(quality) if quality is not None else None,
+                    },
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
+        )
     else:
         print(render_text(results, quality, args.deep))
     return 1 if health.any_failed(results) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description="Check the memory store, identity, search, "
-                                     "writes and the dream lock; --deep adds a read-only quality scan.")
+    parser = Parser(
+        prog=PROG,
+        description="Check the memory store, identity, search, "
+        "writes and the dream lock; --deep adds a read-only quality scan.",
+    )
     identity_arguments(parser)
-    parser.add_argument("--deep", action="store_true",
-                        help="also scan memory quality (duplicates, stale, contradictions, orphans, credentials); "
-                             "read-only: the write probe is skipped")
+    parser.add_argument(
+        "--deep",
+        action="store_true",
+        help="also scan memory quality (duplicates, stale, contradictions, orphans, credentials); "
+        "read-only: the write probe is skipped",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object instead of the report")
     parser.add_argument("--now", help=argparse.SUPPRESS)
     return parser

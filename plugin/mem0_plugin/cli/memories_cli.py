@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .. import operations, transfer
 from ..errors import InvalidInputError, NotFoundError
@@ -77,8 +77,16 @@ def cmd_add(args) -> int:
     if args.type:
         metadata = {**metadata, "type": args.type}
     with _caller(args) as caller:
-        answer = operations.add_memory(caller, args.text, app_id=args.project_id, agent_id=args.agent_id,
-                                       run_id=args.run_id, metadata=metadata, infer=False, immutable=args.immutable)
+        answer = operations.add_memory(
+            caller,
+            args.text,
+            app_id=args.project_id,
+            agent_id=args.agent_id,
+            run_id=args.run_id,
+            metadata=metadata,
+            infer=False,
+            immutable=args.immutable,
+        )
     result = answer["results"][0]
     if args.json:
         _print_json(_shown_results(answer, args.show_secrets))
@@ -91,8 +99,14 @@ def cmd_add(args) -> int:
 
 def cmd_list(args) -> int:
     with _caller(args) as caller:
-        answer = operations.get_memories(caller, _json_arg(args.filters, "--filters"), args.page,
-                                         args.page_size, args.latest_only, args.include_merged)
+        answer = operations.get_memories(
+            caller,
+            _json_arg(args.filters, "--filters"),
+            args.page,
+            args.page_size,
+            args.latest_only,
+            args.include_merged,
+        )
     answer = _shown_results(answer, args.show_secrets)
     if args.json:
         _print_json(answer)
@@ -112,8 +126,15 @@ def cmd_get(args) -> int:
 
 def cmd_search(args) -> int:
     with _caller(args, semantic=True) as caller:
-        answer = operations.search_memories(caller, args.query, _json_arg(args.filters, "--filters"),
-                                            args.top_k, args.threshold, args.latest_only, args.include_merged)
+        answer = operations.search_memories(
+            caller,
+            args.query,
+            _json_arg(args.filters, "--filters"),
+            args.top_k,
+            args.threshold,
+            args.latest_only,
+            args.include_merged,
+        )
     answer = _shown_results(answer, args.show_secrets)
     if args.json:
         _print_json(answer)
@@ -141,9 +162,11 @@ def cmd_import(args) -> int:
     for problem in result.invalid:
         print(f"{PROG}: skipped {problem}", file=sys.stderr)
     if result.elsewhere:
-        print(f"{PROG}: note: {memories(result.elsewhere)} already in the store under another project "
-              f"stayed there (an id is unique in a store; import into another store to copy them)",
-              file=sys.stderr)
+        print(
+            f"{PROG}: note: {memories(result.elsewhere)} already in the store under another project "
+            f"stayed there (an id is unique in a store; import into another store to copy them)",
+            file=sys.stderr,
+        )
     print(result.summary())
     return 0
 
@@ -181,9 +204,19 @@ def cmd_history(args) -> int:
     if not entries:
         raise NotFoundError(f"no history for memory {args.id}")
     if args.json:
-        _print_json([{"seq": e.seq, "event": e.event, "actor": e.actor, "at": e.at,
-                      "before": _shown(e.before, args.show_secrets), "after": _shown(e.after, args.show_secrets)}
-                     for e in entries])
+        _print_json(
+            [
+                {
+                    "seq": e.seq,
+                    "event": e.event,
+                    "actor": e.actor,
+                    "at": e.at,
+                    "before": _shown(e.before, args.show_secrets),
+                    "after": _shown(e.after, args.show_secrets),
+                }
+                for e in entries
+            ]
+        )
         return 0
     for e in entries:
         shown = _shown(e.after or e.before or {}, args.show_secrets)
@@ -226,6 +259,7 @@ def _embed(args, caller: operations.Caller) -> int:
 
 def int_between(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer in [low, high]; argparse names the flag in the error."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -234,6 +268,7 @@ def int_between(low: int, high: int) -> Callable[[str], int]:
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {value}")
         return value
+
     return parse
 
 
@@ -258,8 +293,9 @@ def _read_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _secrets_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--show-secrets", action="store_true",
-                        help="print credentials in memory texts in full (masked by default)")
+    parser.add_argument(
+        "--show-secrets", action="store_true", help="print credentials in memory texts in full (masked by default)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -285,26 +321,42 @@ def build_parser() -> argparse.ArgumentParser:
     _secrets_flag(p)
     p = command("list", cmd_list, "list memories page by page")
     p.add_argument("--page", type=int_between(1, operations.MAX_PAGE), default=1, help="page number, from 1")
-    p.add_argument("--page-size", type=int_between(1, operations.MAX_PAGE_SIZE), default=100,
-                   help=f"memories per page (1-{operations.MAX_PAGE_SIZE}, default 100)")
+    p.add_argument(
+        "--page-size",
+        type=int_between(1, operations.MAX_PAGE_SIZE),
+        default=100,
+        help=f"memories per page (1-{operations.MAX_PAGE_SIZE}, default 100)",
+    )
     _read_flags(p)
     p = command("get", cmd_get, "show one memory as JSON")
     p.add_argument("id", help=ID_HELP)
     _secrets_flag(p)
     p = command("search", cmd_search, "search memories")
     p.add_argument("query")
-    p.add_argument("--top-k", type=int_between(1, operations.MAX_TOP_K), default=10,
-                   help=f"most results (1-{operations.MAX_TOP_K}, default 10)")
+    p.add_argument(
+        "--top-k",
+        type=int_between(1, operations.MAX_TOP_K),
+        default=10,
+        help=f"most results (1-{operations.MAX_TOP_K}, default 10)",
+    )
     p.add_argument("--threshold", type=fraction, help="minimum score, from 0 to 1")
     _read_flags(p)
     p = command("delete", cmd_delete, "delete a memory (recoverable with restore)")
     p.add_argument("id", help=ID_HELP)
-    p = command("import", cmd_import, "import a JSON array, a {\"results\": [...]} page or JSON Lines ('-' = stdin); "
-                                      "with --project-id, every record goes into that project")
+    p = command(
+        "import",
+        cmd_import,
+        "import a JSON array, a {\"results\": [...]} page or JSON Lines ('-' = stdin); "
+        "with --project-id, every record goes into that project",
+    )
     p.add_argument("file")
     p.add_argument("--skip-invalid", action="store_true", help="import the valid records, report the rest")
-    p = command("export", cmd_export, "write every memory of the project, every state, as JSON Lines "
-                                      "(texts as stored, credentials included: a backup)")
+    p = command(
+        "export",
+        cmd_export,
+        "write every memory of the project, every state, as JSON Lines "
+        "(texts as stored, credentials included: a backup)",
+    )
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     p = command("history", cmd_history, "show the change history of a memory")

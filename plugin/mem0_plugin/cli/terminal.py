@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence, TextIO
+from typing import TextIO
 
 from .. import progress as bars
 from ..dream import report as words
@@ -25,7 +26,7 @@ class Terminal:
     colour: bool
 
     @classmethod
-    def standard(cls) -> "Terminal":
+    def standard(cls) -> Terminal:
         try:  # an undecodable answer (strict UTF-8 locale) is a wrong answer, asked again, not a crash
             sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):

@@ -26,13 +26,13 @@ class AnalysedMemory:
     @property
     def newest_first_key(self) -> tuple[int, float, str]:
         """Sort key putting the likely winner first: newer, then more confident, then smaller id."""
-        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
+        micros = to_micros(self.created) if self.created is not None else -(2**62)
         confidence = self.memory.confidence
         return (-micros, -(confidence if confidence is not None else -1.0), self.id)
 
     @property
     def oldest_first_key(self) -> tuple[int, str]:
-        micros = to_micros(self.created) if self.created is not None else -(2 ** 62)
+        micros = to_micros(self.created) if self.created is not None else -(2**62)
         return (micros, self.id)
 
 
@@ -43,8 +43,9 @@ def analysed(memory: Memory, cache: dict[str, TextFeatures] | None = None) -> An
         features = text_features(memory.memory)
         if cache is not None:
             cache[memory.memory] = features
-    return AnalysedMemory(memory=memory, features=features, created=parse_created(memory.created_at),
-                          id=memory.id, type=memory.type)
+    return AnalysedMemory(
+        memory=memory, features=features, created=parse_created(memory.created_at), id=memory.id, type=memory.type
+    )
 
 
 def parse_created(value: object) -> datetime | None:

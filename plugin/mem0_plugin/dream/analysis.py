@@ -44,9 +44,10 @@ from __future__ import annotations
 
 import gc
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..features import TextFeatures
 from ..lexicon import EVENT_TYPES
@@ -74,13 +75,20 @@ def takes_part(memory: Memory) -> bool:
     """Whether dream may act on this memory at all (docs/dream.md, "Who takes part"). A text holding a NUL
     character (which no write of ours accepts; another tool wrote it) takes part in nothing:
     no plan file can carry it."""
-    return (memory.lifecycle_state == ACTIVE and not memory.immutable and not memory.pinned
-            and not memory.excluded_from_dream and memory.source != REMINDER_SOURCE
-            and isinstance(memory.memory, str) and "\x00" not in memory.memory)
+    return (
+        memory.lifecycle_state == ACTIVE
+        and not memory.immutable
+        and not memory.pinned
+        and not memory.excluded_from_dream
+        and memory.source != REMINDER_SOURCE
+        and isinstance(memory.memory, str)
+        and "\x00" not in memory.memory
+    )
 
 
-def eligible(memories: Iterable[Memory], progress: Progress | None = None,
-             features: dict[str, TextFeatures] | None = None) -> list[AnalysedMemory]:
+def eligible(
+    memories: Iterable[Memory], progress: Progress | None = None, features: dict[str, TextFeatures] | None = None
+) -> list[AnalysedMemory]:
     """The memories that take part, analysed, sorted by id; ids seen twice are left out.
     `progress(done, total)`, if given, is told every `PROGRESS_EVERY` memories read (for a bar).
     `features` maps texts to their features, as far as known (read from the store); the texts
@@ -94,7 +102,7 @@ def eligible(memories: Iterable[Memory], progress: Progress | None = None,
         return [analysed(m, features) for m in chosen]
     items = []
     for start in range(0, len(chosen), PROGRESS_EVERY):
-        items += [analysed(m, features) for m in chosen[start:start + PROGRESS_EVERY]]
+        items += [analysed(m, features) for m in chosen[start : start + PROGRESS_EVERY]]
         progress(len(items), len(chosen))
     return items
 
@@ -114,9 +122,18 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-            user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
-            features: dict[str, TextFeatures] | None = None, vectors: Vectors | None = None) -> Plan:
+def analyse(
+    memories: Sequence[Memory],
+    policy: Mapping[str, int | None],
+    now: datetime,
+    *,
+    user_id: str,
+    project_id: str,
+    policy_source: str,
+    progress: Progress | None = None,
+    features: dict[str, TextFeatures] | None = None,
+    vectors: Vectors | None = None,
+) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
     merges and conflicts that only meaning shows (`relations`).
@@ -124,13 +141,31 @@ def analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: d
     `features`: the texts' features already known, by text (see `eligible`); a cache only —
     with or without it, the plan is the same."""
     with collector_paused():
-        return _analyse(memories, policy, now, user_id=user_id, project_id=project_id, policy_source=policy_source,
-                        progress=progress, features=features, vectors=vectors or {})
+        return _analyse(
+            memories,
+            policy,
+            now,
+            user_id=user_id,
+            project_id=project_id,
+            policy_source=policy_source,
+            progress=progress,
+            features=features,
+            vectors=vectors or {},
+        )
 
 
-def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: datetime, *,
-             user_id: str, project_id: str, policy_source: str, progress: Progress | None = None,
-             features: dict[str, TextFeatures] | None = None, vectors: Vectors = {}) -> Plan:
+def _analyse(
+    memories: Sequence[Memory],
+    policy: Mapping[str, int | None],
+    now: datetime,
+    *,
+    user_id: str,
+    project_id: str,
+    policy_source: str,
+    progress: Progress | None = None,
+    features: dict[str, TextFeatures] | None = None,
+    vectors: Vectors = {},
+) -> Plan:
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
     items = eligible(memories, progress, features)
@@ -150,12 +185,18 @@ def _analyse(memories: Sequence[Memory], policy: Mapping[str, int | None], now: 
             conflicts += found
             taken |= {memory_id for conflict in found for memory_id in conflict.ids}
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
-    return Plan(user_id=user_id, project_id=project_id, generated_at=format_timestamp(now),
-                policy=policy, policy_source=policy_source, memory_count=len(memories),
-                merges=tuple(sorted(merges, key=lambda m: (m.type, m.ids))),
-                conflicts=tuple(sorted(conflicts, key=lambda c: (c.type, c.ids))),
-                prunes=tuple(sorted(prunes, key=lambda p: (p.type, -p.age_days, p.id))),
-                fingerprints=_fingerprints(items, merges, conflicts, prunes))
+    return Plan(
+        user_id=user_id,
+        project_id=project_id,
+        generated_at=format_timestamp(now),
+        policy=policy,
+        policy_source=policy_source,
+        memory_count=len(memories),
+        merges=tuple(sorted(merges, key=lambda m: (m.type, m.ids))),
+        conflicts=tuple(sorted(conflicts, key=lambda c: (c.type, c.ids))),
+        prunes=tuple(sorted(prunes, key=lambda p: (p.type, -p.age_days, p.id))),
+        fingerprints=_fingerprints(items, merges, conflicts, prunes),
+    )
 
 
 def _judged(items: Sequence[AnalysedMemory], vectors: Vectors) -> dict[str, list]:
@@ -173,8 +214,9 @@ def _without(items: Sequence[AnalysedMemory], taken: set[str]) -> list[AnalysedM
 Action = TypeVar("Action", MergeAction, ConflictAction)
 
 
-def _per_type(items: Sequence[AnalysedMemory],
-              find: Callable[[Sequence[AnalysedMemory], str], list[Action]]) -> list[Action]:
+def _per_type(
+    items: Sequence[AnalysedMemory], find: Callable[[Sequence[AnalysedMemory], str], list[Action]]
+) -> list[Action]:
     """`find` applied to each type group, types in sorted order."""
     by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
     for item in items:
@@ -182,7 +224,11 @@ def _per_type(items: Sequence[AnalysedMemory],
     return [action for type_name in sorted(by_type) for action in find(by_type[type_name], type_name)]
 
 
-def _fingerprints(items: Sequence[AnalysedMemory], merges: Sequence[MergeAction],
-                  conflicts: Sequence[ConflictAction], prunes: Sequence[PruneAction]) -> dict[str, str]:
+def _fingerprints(
+    items: Sequence[AnalysedMemory],
+    merges: Sequence[MergeAction],
+    conflicts: Sequence[ConflictAction],
+    prunes: Sequence[PruneAction],
+) -> dict[str, str]:
     named = {i for m in merges for i in m.ids} | {i for c in conflicts for i in c.ids} | {p.id for p in prunes}
     return {item.id: str(item.memory.version) for item in items if item.id in named}

@@ -32,9 +32,9 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
 
 from filelock import FileLock
 
@@ -75,8 +75,9 @@ class ApplyOutcome:
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
     """The apply order of docs/dream.md, step 5: merges, resolved conflicts, prunes."""
     steps = [Step("merge", m) for m in plan.merges]
-    steps += [Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts
-              if resolutions.get(c.ids[0]) in ("A", "B")]
+    steps += [
+        Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts if resolutions.get(c.ids[0]) in ("A", "B")
+    ]
     steps += [Step("prune", p) for p in plan.prunes]
     return steps
 
@@ -106,9 +107,16 @@ def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, 
     confidences = [m.confidence for m in sources if m.confidence is not None]
     if confidences:
         metadata["confidence"] = max(confidences)
-    merged = Memory(id=str(uuid.uuid4()), memory=action.merged_text, user_id=plan.user_id,
-                    app_id=plan.project_id, metadata=metadata, created_at=writer.now,
-                    updated_at=writer.now, source_memory_ids=tuple(m.id for m in sources))
+    merged = Memory(
+        id=str(uuid.uuid4()),
+        memory=action.merged_text,
+        user_id=plan.user_id,
+        app_id=plan.project_id,
+        metadata=metadata,
+        created_at=writer.now,
+        updated_at=writer.now,
+        source_memory_ids=tuple(m.id for m in sources),
+    )
     writer.insert(merged, event="ADD", actor=ACTOR)
     for source in sources:
         writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
@@ -147,7 +155,7 @@ class CrashPoint:
     after: int | None = None
 
     @classmethod
-    def from_env(cls) -> "CrashPoint":
+    def from_env(cls) -> CrashPoint:
         limit = os.environ.get("MEM0_DREAM_CRASH_AFTER")
         return cls(int(limit) if limit and limit.isascii() and limit.isdigit() else None)
 
@@ -214,7 +222,7 @@ def _apply_step(writer: Writer, run: _Run, index: int, step: Step) -> str:
         with writer.savepoint():  # a step skipped halfway (a merge's second source stale) undoes only itself
             reason = _run_step(writer, run.plan, run.identity, step)
     except (StaleWriteError, InvalidInputError) as exc:  # changed meanwhile, or a stored record that cannot
-        reason = str(exc)                                # be rewritten (corrupt timestamp): skip, never abort
+        reason = str(exc)  # be rewritten (corrupt timestamp): skip, never abort
     writer.journal_step(run.run_id, index, step.kind, "stale" if reason else "applied", reason)
     return reason
 
@@ -236,8 +244,15 @@ def _label(step: Step) -> str:
     return action.id if isinstance(action, PruneAction) else "+".join(action.ids)
 
 
-def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: Mapping[str, str],
-               *, mode: str = "apply", crash: CrashPoint | None = None) -> ApplyOutcome:
+def apply_plan(
+    store: SqliteStore,
+    identity: Identity,
+    plan: Plan,
+    resolutions: Mapping[str, str],
+    *,
+    mode: str = "apply",
+    crash: CrashPoint | None = None,
+) -> ApplyOutcome:
     """Journal the plan, then apply its steps in batches (see the module docstring). `mode`
     (interactive, auto, apply) is recorded with the run (docs/dream.md, "Runs and undo")."""
     steps = plan_steps(plan, resolutions)
@@ -247,8 +262,14 @@ def apply_plan(store: SqliteStore, identity: Identity, plan: Plan, resolutions: 
     run_id = str(uuid.uuid4())
     with apply_lock(store):
         with store.write() as writer:
-            writer.journal_start(run_id, plan.user_id, plan.project_id, plan_to_json(plan),
-                                 json.dumps(dict(resolutions), sort_keys=True), mode)
+            writer.journal_start(
+                run_id,
+                plan.user_id,
+                plan.project_id,
+                plan_to_json(plan),
+                json.dumps(dict(resolutions), sort_keys=True),
+                mode,
+            )
         crash = crash or CrashPoint.from_env()
         crash(0)
         _execute(_Run(store, plan, identity, run_id, steps, {}), outcome, crash)

@@ -88,11 +88,12 @@ import stat
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Union
 
 from ..errors import ConfigError, LockBusyError
 from ..timeutil import format_timestamp, parse_timestamp
@@ -132,10 +133,10 @@ class LockInfo:
 class Holder:
     """What an existing lock file says; a field is None when missing or malformed."""
 
-    epoch: Optional[float]
-    pid: Optional[int]
-    host: Optional[str]
-    token: Optional[str]
+    epoch: float | None
+    pid: int | None
+    host: str | None
+    token: str | None
 
 
 @dataclass
@@ -149,7 +150,7 @@ class _Held:
 # ---------------------------------------------------------------- public API
 
 
-def lock_path_from_env(environ: Optional[Mapping[str, str]] = None) -> Path:
+def lock_path_from_env(environ: Mapping[str, str] | None = None) -> Path:
     """`MEM0_DREAM_LOCK` (``~`` expanded) when set and non-empty, else `DEFAULT_LOCK_PATH`."""
     env = os.environ if environ is None else environ
     value = env.get(LOCK_PATH_ENV, "").strip()
@@ -205,7 +206,7 @@ def _acquire(path: Path, now: Callable[[], float], stale_after: float) -> _Held:
     raise _busy(path)  # kept losing creation races to other starters
 
 
-def _try_create(path: Path, now: Callable[[], float]) -> Optional[_Held]:
+def _try_create(path: Path, now: Callable[[], float]) -> _Held | None:
     """Create the lock file exclusively; None if something already exists at the path."""
     try:
         fd = os.open(path, _CREATE_FLAGS, 0o600)
@@ -294,7 +295,7 @@ def _unlink_under_flock(path: Path, fd: int, now: Callable[[], float], stale_aft
     os.unlink(path)
 
 
-def _open_existing(path: Path, now: Callable[[], float], stale_after: float) -> Optional[int]:
+def _open_existing(path: Path, now: Callable[[], float], stale_after: float) -> int | None:
     """Open what exists at `path` for inspection, or None if it vanished meanwhile."""
     try:
         return os.open(path, _INSPECT_FLAGS)
@@ -319,9 +320,7 @@ def check_is_plain_file(path: Path, st: os.stat_result) -> None:
             f"Remove the link (rm {path}) or set {LOCK_PATH_ENV} to another path."
         )
     if stat.S_ISDIR(st.st_mode):
-        raise ConfigError(
-            f"the lock path {path} is a directory. Remove it or set {LOCK_PATH_ENV} to a file path."
-        )
+        raise ConfigError(f"the lock path {path} is a directory. Remove it or set {LOCK_PATH_ENV} to a file path.")
     if not stat.S_ISREG(st.st_mode):
         raise ConfigError(
             f"the lock path {path} is not a regular file. Remove it or set {LOCK_PATH_ENV} to another path."
@@ -352,7 +351,7 @@ def _try_flock(fd: int) -> bool:
 # ---------------------------------------------------------------- judging a holder
 
 
-def is_stale(holder: Optional[Holder], st: os.stat_result, now: float, stale_after: float) -> bool:
+def is_stale(holder: Holder | None, st: os.stat_result, now: float, stale_after: float) -> bool:
     if holder is not None and holder_is_dead(holder):
         return True
     written_at = holder.epoch if holder is not None and holder.epoch is not None else st.st_mtime
@@ -375,7 +374,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def read_holder(fd: int) -> Optional[Holder]:
+def read_holder(fd: int) -> Holder | None:
     """Parse the lock content; None when it is not a JSON object (empty, partial, junk)."""
     try:
         data = json.loads(os.pread(fd, _MAX_READ, 0).decode("utf-8"))
@@ -391,7 +390,7 @@ def read_holder(fd: int) -> Optional[Holder]:
     )
 
 
-def _recorded_epoch(data: dict) -> Optional[float]:
+def _recorded_epoch(data: dict) -> float | None:
     epoch = data.get("epoch")
     if isinstance(epoch, (int, float)) and not isinstance(epoch, bool) and math.isfinite(epoch):
         return float(epoch)
@@ -401,7 +400,7 @@ def _recorded_epoch(data: dict) -> Optional[float]:
         return None
 
 
-def _positive_int(value: object) -> Optional[int]:
+def _positive_int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
     return None
@@ -427,11 +426,11 @@ def _release(held: _Held) -> None:
 # ---------------------------------------------------------------- signals
 
 
-def _block_sigterm() -> Optional[set]:
+def _block_sigterm() -> set | None:
     return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
-def _restore_mask(old_mask: Optional[set]) -> None:
+def _restore_mask(old_mask: set | None) -> None:
     if old_mask is not None:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 
@@ -472,7 +471,7 @@ def _path_names(path: Path, st: os.stat_result) -> bool:
     return current is not None and _same_inode(current, st)
 
 
-def _lstat_or_none(path: Path) -> Optional[os.stat_result]:
+def _lstat_or_none(path: Path) -> os.stat_result | None:
     try:
         return os.lstat(path)
     except FileNotFoundError:

@@ -24,8 +24,8 @@ merge rule and `health --deep`'s duplicate scan share (docs/health.md, "--deep")
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 MERGE_THRESHOLD = Fraction(3, 5)
 
@@ -53,8 +53,7 @@ def jaccard_value(a: frozenset[str], b: frozenset[str]) -> float:
     return inter / union if union else 0.0
 
 
-def similar_pairs(sets: Sequence[frozenset[str]],
-                  threshold: Fraction = MERGE_THRESHOLD) -> list[tuple[int, int]]:
+def similar_pairs(sets: Sequence[frozenset[str]], threshold: Fraction = MERGE_THRESHOLD) -> list[tuple[int, int]]:
     """Every (i, j), i < j, with Jaccard(sets[i], sets[j]) > threshold; sorted. Empty sets never pair."""
     rank = _rarity_ranks(sets)
     index_threshold = 2 * threshold / (1 + threshold)
@@ -63,11 +62,12 @@ def similar_pairs(sets: Sequence[frozenset[str]],
     for i in sorted((i for i, s in enumerate(sets) if s), key=lambda i: (len(sets[i]), i)):
         words = sets[i]
         ordered = sorted(words, key=rank.__getitem__)
-        for j in _candidates(ordered[:prefix_length(len(words), threshold)], postings, sets,
-                             ceil_times(threshold, len(words))):
+        for j in _candidates(
+            ordered[: prefix_length(len(words), threshold)], postings, sets, ceil_times(threshold, len(words))
+        ):
             if exceeds(words, sets[j], threshold):
                 pairs.append((min(i, j), max(i, j)))
-        for word in ordered[:prefix_length(len(words), index_threshold)]:
+        for word in ordered[: prefix_length(len(words), index_threshold)]:
             postings[word].append(i)
     pairs.sort()
     return pairs
@@ -79,7 +79,8 @@ def _rarity_ranks(sets: Sequence[frozenset[str]]) -> dict[str, int]:
     return {word: rank for rank, word in enumerate(sorted(frequency, key=lambda w: (frequency[w], w)))}
 
 
-def _candidates(prefix: Sequence[str], postings: dict[str, list[int]], sets: Sequence[frozenset[str]],
-                min_size: int) -> set[int]:
+def _candidates(
+    prefix: Sequence[str], postings: dict[str, list[int]], sets: Sequence[frozenset[str]], min_size: int
+) -> set[int]:
     """Indexed sets sharing a prefix word and large enough to reach the threshold."""
     return {j for word in prefix for j in postings.get(word, ()) if len(sets[j]) >= min_size}

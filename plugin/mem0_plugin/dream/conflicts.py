@@ -28,8 +28,8 @@ confidence, then smaller id; unparseable timestamps count as oldest — is liste
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from operator import itemgetter
-from typing import Hashable, Iterable, Iterator, Sequence
 
 from ..lexicon import EVENT_TYPES, WEAK_WORDS
 from .analysed import AnalysedMemory
@@ -56,8 +56,13 @@ def find_conflicts(items: Sequence[AnalysedMemory], type_name: str) -> list[Conf
 def conflict_action(winner: AnalysedMemory, loser: AnalysedMemory, type_name: str) -> ConflictAction:
     shared = winner.features.frame & loser.features.frame or winner.features.core & loser.features.core
     topic = conflict_topic(winner.memory.memory, loser.memory.memory, fallback=shared) or type_name
-    return ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic, likely_winner=winner.id,
-                          texts=(winner.memory.memory, loser.memory.memory))
+    return ConflictAction(
+        ids=(winner.id, loser.id),
+        type=type_name,
+        topic=topic,
+        likely_winner=winner.id,
+        texts=(winner.memory.memory, loser.memory.memory),
+    )
 
 
 def _buckets(items: Iterable[AnalysedMemory], key) -> Iterator[list[AnalysedMemory]]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
 from ..identity import Identity, default_store_url
 from ..records import Memory, new_memory_id
@@ -30,9 +30,18 @@ def sample_memories(data: dict, now: datetime) -> list[Memory]:
         metadata = {"type": item["type"], "confidence": item["confidence"], "source": "demo"}
         if item.get("pinned"):
             metadata["pinned"] = True
-        memories.append(Memory(id=new_memory_id(), memory=item["memory"], user_id=DEMO_USER,
-                               app_id=data["project"], metadata=metadata, created_at=stamp,
-                               updated_at=stamp, immutable=bool(item.get("immutable"))))
+        memories.append(
+            Memory(
+                id=new_memory_id(),
+                memory=item["memory"],
+                user_id=DEMO_USER,
+                app_id=data["project"],
+                metadata=metadata,
+                created_at=stamp,
+                updated_at=stamp,
+                immutable=bool(item.get("immutable")),
+            )
+        )
     return memories
 
 
@@ -45,8 +54,14 @@ def demo_store(now: datetime) -> Iterator[tuple[Identity, SqliteStore]]:
         # An empty mem0.md: the built-in retention applies even when the temporary
         # directory lies inside some project that has its own mem0.md.
         (home / "mem0.md").write_text("# mem0 dream demo\n", encoding="utf-8")
-        identity = Identity(user_id=DEMO_USER, project_id=data["project"], branch="main", home=home,
-                            store_url=default_store_url(home), cwd=home)
+        identity = Identity(
+            user_id=DEMO_USER,
+            project_id=data["project"],
+            branch="main",
+            home=home,
+            store_url=default_store_url(home),
+            cwd=home,
+        )
         with open_store(identity.store_location) as store:
             with store.write() as writer:
                 for memory in sample_memories(data, now):

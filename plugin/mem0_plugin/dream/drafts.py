@@ -18,7 +18,7 @@ significant words are not exactly the union (the caller then proposes no merge).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..features import cased_words
 from ..text import fold_plural, significant_words

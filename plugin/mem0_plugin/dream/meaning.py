@@ -29,16 +29,22 @@ from .analysed import AnalysedMemory
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
-_PROHIBITION_EN = (r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
-                   r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
-                   r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
-                   r"(?:\w+\s+)?off\b")
-_CHANGE_EN = (r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
-              r"replacing|instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|"
-              r"changed to|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|from now on|"
-              r"these days)\b")
-_CHANGE_OTHER = (r"改为|改成|换成|换到|现在|目前|不再|已移除|已删除|移除|替换|迁移|取代|升级|に変更|移行|廃止|代わりに|今は|現在"
-                 r"|теперь|больше не|замен|перешли|перешёл|перевели|вместо|удал|переехал|обновили")
+_PROHIBITION_EN = (
+    r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
+    r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
+    r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
+    r"(?:\w+\s+)?off\b"
+)
+_CHANGE_EN = (
+    r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
+    r"replacing|instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|"
+    r"changed to|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|from now on|"
+    r"these days)\b"
+)
+_CHANGE_OTHER = (
+    r"改为|改成|换成|换到|现在|目前|不再|已移除|已删除|移除|替换|迁移|取代|升级|に変更|移行|廃止|代わりに|今は|現在"
+    r"|теперь|больше не|замен|перешли|перешёл|перевели|вместо|удал|переехал|обновили"
+)
 # English texts (most) are searched, lower-cased, for the English words only.
 _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
 _PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|禁じ|запрещ|нельзя")
@@ -68,7 +74,7 @@ class Reading:
     tool names), never stored. Its two flags are read at once; the rest only when a pair gets
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
-    __slots__ = ("text", "features", "plain", "negated", "marked", "_content", "_tokens", "_stems", "_kinds", "_names")
+    __slots__ = ("_content", "_kinds", "_names", "_stems", "_tokens", "features", "marked", "negated", "plain", "text")
 
     def __init__(self, text: str, features: TextFeatures):
         self.text, self.features = text, features
@@ -76,7 +82,8 @@ class Reading:
         plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
         self.negated = features.negated or (
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
-            or (not plain and _FOREIGN_NEGATION.search(lowered) is not None))
+            or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
+        )
         self.marked = (_CHANGE_ASCII if plain else _CHANGE_ANY).search(lowered) is not None
         self._content: frozenset[str] | None = None
         self._tokens: frozenset[str] | None = None
@@ -189,8 +196,11 @@ def _ascii_parts(values: frozenset[str]) -> frozenset[str]:
 
 def replaced_kinds(a: Reading, b: Reading) -> list[str]:
     """The kinds of literal both texts hold with different values."""
-    if a.plain and b.plain and (a.features.literals == b.features.literals
-                                or not a.features.literals or not b.features.literals):
+    if (
+        a.plain
+        and b.plain
+        and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
+    ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
 
@@ -200,8 +210,10 @@ def _mentions(name: str, other: Reading) -> bool:
         return True
     if len(name) >= 4 and name[:4] not in other.stems:
         return False
-    return any(token == name or (len(name) >= 4 and len(token) >= 4 and (token.startswith(name) or name.startswith(token)))
-               for token in other.tokens)
+    return any(
+        token == name or (len(name) >= 4 and len(token) >= 4 and (token.startswith(name) or name.startswith(token)))
+        for token in other.tokens
+    )
 
 
 def introduced(older: Reading, newer: Reading) -> bool:
@@ -250,6 +262,7 @@ MIN_SUBJECT_OVERLAP = 0.25
 
 def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
     """One text restricts the statement and the other does not."""
+
     def differs(words: frozenset[str]) -> bool:
         return bool(a.tokens & words) != bool(b.tokens & words)
 
@@ -284,9 +297,10 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
     return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
 
 
-def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
-             readings: Readings | None = None) -> str | None:
-    """"merge", "conflict" or None (leave them alone) for two memories of one type. The checks
+def relation(
+    older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings | None = None
+) -> str | None:
+    """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
     run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
     flipped, marked = a.negated != b.negated, b.marked and not a.marked
@@ -299,19 +313,24 @@ def relation(older: AnalysedMemory, newer: AnalysedMemory, cosine: float,
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
     if len(values) < len(replaced) and not marked:  # an identifier differs: two different things
-        return None                                 # (unless the newer says what it replaced)
+        return None  # (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
-    if (could_merge and not values and same_conditions
-            and (event or (not flipped and not (marked and introduced(a, b))))
-            and (cosine >= MERGE_COSINE or shared_evidence(a, b))
-            and _one_holds_all(a, b)
-            and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))):
+    if (
+        could_merge
+        and not values
+        and same_conditions
+        and (event or (not flipped and not (marked and introduced(a, b))))
+        and (cosine >= MERGE_COSINE or shared_evidence(a, b))
+        and _one_holds_all(a, b)
+        and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
+    ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
-    if values and (marked or cosine >= UNMARKED_VALUE_COSINE
-                   or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)):
+    if values and (
+        marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)
+    ):
         return "conflict"
     if flipped or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
         return "conflict"

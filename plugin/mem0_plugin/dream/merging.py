@@ -32,9 +32,9 @@ split greedily, best source first, and members that fit no group are left alone.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterator, Sequence
 
 from ..features import TextFeatures, text_features
 from ..lexicon import WEAK_WORDS
@@ -129,8 +129,11 @@ def merge_components(nodes: Sequence[Node]) -> list[list[Node]]:
     components: dict[int, list[Node]] = defaultdict(list)
     for index, node in enumerate(nodes):
         components[root(index)].append(node)
-    return [sorted(c, key=lambda n: source_rank(n.members[0]))
-            for c in components.values() if len(c) > 1 or len(c[0].members) > 1]
+    return [
+        sorted(c, key=lambda n: source_rank(n.members[0]))
+        for c in components.values()
+        if len(c) > 1 or len(c[0].members) > 1
+    ]
 
 
 def mergeable_node_pairs(nodes: Sequence[Node]) -> Iterator[tuple[int, int]]:
@@ -180,10 +183,13 @@ def merge_action(group: Sequence[Node], type_name: str) -> MergeAction | None:
     if text is None or (text not in sources and not _draft_keeps_meaning(text, group[0].rest, union)):
         return None
     confidences = [c for c in (m.memory.confidence for m in members) if c is not None]
-    return MergeAction(ids=tuple(m.id for m in sorted(members, key=lambda m: m.oldest_first_key)),
-                       type=type_name, merged_text=text,
-                       confidence=max(confidences) if confidences else None,
-                       similarity=round(_lowest_similarity(group), 2))
+    return MergeAction(
+        ids=tuple(m.id for m in sorted(members, key=lambda m: m.oldest_first_key)),
+        type=type_name,
+        merged_text=text,
+        confidence=max(confidences) if confidences else None,
+        similarity=round(_lowest_similarity(group), 2),
+    )
 
 
 def _draft_keeps_meaning(text: str, rest: Rest, union: frozenset[str]) -> bool:

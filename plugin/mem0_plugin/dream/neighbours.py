@@ -18,7 +18,7 @@ Pure: the same vectors in the same order give the same pairs.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,8 +31,9 @@ KMEANS_ROUNDS = 4
 Pair = tuple[int, int, float]
 
 
-def similar_vector_pairs(vectors: Sequence[np.ndarray] | np.ndarray, threshold: float,
-                         max_neighbours: int = MAX_NEIGHBOURS) -> list[Pair]:
+def similar_vector_pairs(
+    vectors: Sequence[np.ndarray] | np.ndarray, threshold: float, max_neighbours: int = MAX_NEIGHBOURS
+) -> list[Pair]:
     """(i, j, cosine), i < j, for each pair where one is among the other's `max_neighbours`
     nearest at or above `threshold` (rows are unit vectors); sorted by (i, j)."""
     if len(vectors) < 2:
@@ -55,7 +56,7 @@ def _exact(matrix: np.ndarray, ids: np.ndarray, threshold: float, keep: int) -> 
         return found
     keep = min(keep, n - 1)
     for start in range(0, n, BLOCK):
-        sims = matrix[start:start + BLOCK] @ matrix.T
+        sims = matrix[start : start + BLOCK] @ matrix.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = -2.0  # never one's own neighbour
         best = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]
@@ -89,7 +90,7 @@ def _cells(matrix: np.ndarray, ids: np.ndarray, depth: int = 0) -> list[np.ndarr
     bounds = np.searchsorted(cell_of[order], np.arange(count + 1))
     cells: list[np.ndarray] = []
     for c in range(count):
-        rows = row_of[order[bounds[c]:bounds[c + 1]]]
+        rows = row_of[order[bounds[c] : bounds[c + 1]]]
         if len(rows) > EXACT_LIMIT and depth < 1 and len(rows) < n:
             cells += _cells(matrix[rows], ids[rows], depth + 1)
         elif len(rows) > 1:

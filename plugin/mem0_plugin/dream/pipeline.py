@@ -11,16 +11,17 @@ stored features are read during analysis, and `--auto` stores those features for
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..features import TextFeatures
+from ..filters import TRUE
 from ..identity import Identity
 from ..mem0_config import load_retention_policies
 from ..records import Memory
-from ..filters import TRUE
 from ..store import ReadMode, SqliteStore
 from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
@@ -75,8 +76,15 @@ def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progre
     page_number: int | None = 1
     with store.read_snapshot():  # the pages of one moment: a concurrent delete must not shift a memory out
         while page_number is not None:
-            page = store.page(identity.user_id, TRUE, ReadMode.DEFAULT, page_number, FETCH_PAGE_SIZE,
-                              app_id=identity.project_id, with_features=True)
+            page = store.page(
+                identity.user_id,
+                TRUE,
+                ReadMode.DEFAULT,
+                page_number,
+                FETCH_PAGE_SIZE,
+                app_id=identity.project_id,
+                with_features=True,
+            )
             for memory, value in zip(page.results, page.features):
                 if memories.setdefault(memory.id, memory) is memory and value is not None:
                     stored[memory.id] = value
@@ -106,15 +114,32 @@ def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
     return Fetched(memories, known, frozenset(stored_ids))
 
 
-def step3_analyse(memories: list[Memory], policy: dict, policy_source: str, identity: Identity,
-                  now: datetime, progress: Progress | None = None,
-                  features: dict[str, TextFeatures] | None = None, vectors: dict | None = None) -> Plan:
-    return analyse(memories, policy, now, user_id=identity.user_id, project_id=identity.project_id,
-                   policy_source=policy_source, progress=progress, features=features, vectors=vectors)
+def step3_analyse(
+    memories: list[Memory],
+    policy: dict,
+    policy_source: str,
+    identity: Identity,
+    now: datetime,
+    progress: Progress | None = None,
+    features: dict[str, TextFeatures] | None = None,
+    vectors: dict | None = None,
+) -> Plan:
+    return analyse(
+        memories,
+        policy,
+        now,
+        user_id=identity.user_id,
+        project_id=identity.project_id,
+        policy_source=policy_source,
+        progress=progress,
+        features=features,
+        vectors=vectors,
+    )
 
 
-def fetch_vectors(store: SqliteStore, memories: list[Memory], semantic: "Semantic | None", *,
-                  store_new: bool) -> tuple[dict, int]:
+def fetch_vectors(
+    store: SqliteStore, memories: list[Memory], semantic: Semantic | None, *, store_new: bool
+) -> tuple[dict, int]:
     """The vectors of the memories that take part: those stored for their text, and the rest
     embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model."""
     if semantic is None or semantic.model_id is None or not memories:
@@ -136,15 +161,28 @@ def fetch_vectors(store: SqliteStore, memories: list[Memory], semantic: "Semanti
     return vectors, len(missing)
 
 
-def make_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
-              analysis_progress: Progress | None = None, semantic: "Semantic | None" = None) -> Plan:
+def make_plan(
+    store: SqliteStore,
+    identity: Identity,
+    now: datetime,
+    progress: Progress | None = None,
+    analysis_progress: Progress | None = None,
+    semantic: Semantic | None = None,
+) -> Plan:
     """Steps 1–3, strictly in order. The progress callbacks watch fetch and analysis (a bar)."""
     return prepare_plan(store, identity, now, progress, analysis_progress, semantic).plan
 
 
-def prepare_plan(store: SqliteStore, identity: Identity, now: datetime, progress: Progress | None = None,
-                 analysis_progress: Progress | None = None, semantic: "Semantic | None" = None, *,
-                 store_vectors: bool = False) -> Prepared:
+def prepare_plan(
+    store: SqliteStore,
+    identity: Identity,
+    now: datetime,
+    progress: Progress | None = None,
+    analysis_progress: Progress | None = None,
+    semantic: Semantic | None = None,
+    *,
+    store_vectors: bool = False,
+) -> Prepared:
     """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
     vectors take part (`fetch_vectors`; stored when `store_vectors`)."""
     policy, source = step1_retention(identity.cwd)
@@ -170,4 +208,3 @@ def store_new_features(store: SqliteStore, prepared: Prepared) -> int:
         return 0
     with store.write() as writer:
         return writer.store_features(prepared.plan.user_id, values)
-

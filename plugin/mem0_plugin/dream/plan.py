@@ -102,18 +102,29 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "policy": dict(sorted(plan.policy.items())),
         "policy_source": plan.policy_source,
         "memory_count": plan.memory_count,
-        "merges": [{"ids": list(m.ids), "type": m.type, "merged_text": m.merged_text,
-                    "confidence": m.confidence, "similarity": m.similarity} for m in plan.merges],
+        "merges": [
+            {
+                "ids": list(m.ids),
+                "type": m.type,
+                "merged_text": m.merged_text,
+                "confidence": m.confidence,
+                "similarity": m.similarity,
+            }
+            for m in plan.merges
+        ],
         "conflicts": [_conflict_dict(c) for c in plan.conflicts],
-        "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason}
-                   for p in plan.prunes],
+        "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason} for p in plan.prunes],
         "fingerprints": dict(sorted(plan.fingerprints.items())),
     }
 
 
 def _conflict_dict(conflict: ConflictAction) -> dict[str, Any]:
-    shown: dict[str, Any] = {"ids": list(conflict.ids), "type": conflict.type, "topic": conflict.topic,
-                             "likely_winner": conflict.likely_winner}
+    shown: dict[str, Any] = {
+        "ids": list(conflict.ids),
+        "type": conflict.type,
+        "topic": conflict.topic,
+        "likely_winner": conflict.likely_winner,
+    }
     if conflict.texts is not None:
         shown["texts"] = {"A": conflict.texts[0], "B": conflict.texts[1]}
     return shown

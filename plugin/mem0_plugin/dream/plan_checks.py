@@ -11,10 +11,20 @@ Every key is required and no other key is allowed (a conflict's ``texts`` is opt
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, ValidationError,
-                      ValidationInfo, WrapValidator, field_validator, model_validator)
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    ValidationInfo,
+    WrapValidator,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from ..errors import InvalidInputError, PlanError
@@ -29,11 +39,13 @@ WHOLE = "plan_whole"  # an error about the plan as a whole: "plan: <message>"
 
 def _says(message: str) -> WrapValidator:
     """Whatever is wrong with the value inside, say `message` about its field."""
+
     def check(value: Any, handler: Any) -> Any:
         try:
             return handler(value)
         except ValidationError:
             raise PydanticCustomError(FIELD, message) from None
+
     return WrapValidator(check)
 
 
@@ -75,16 +87,22 @@ def _timestamp(text: str) -> str:
 
 def _supported_version(value: Any) -> int:
     if type(value) is not int or value != PLAN_VERSION:
-        raise PydanticCustomError(WHOLE, "unsupported version {value} (this dream reads version {supported})",
-                                  {"value": repr(value), "supported": PLAN_VERSION})
+        raise PydanticCustomError(
+            WHOLE,
+            "unsupported version {value} (this dream reads version {supported})",
+            {"value": repr(value), "supported": PLAN_VERSION},
+        )
     return value
 
 
 def _memory_ids(size: int, *, exactly: bool = False) -> Any:
     count = f"exactly {size}" if exactly else f"at least {size}"
-    return Annotated[list[Annotated[str, AfterValidator(_not_blank)]],
-                     Field(min_length=size, max_length=size if exactly else None), AfterValidator(_distinct),
-                     _says(f"must be a list of {count} distinct memory ids")]
+    return Annotated[
+        list[Annotated[str, AfterValidator(_not_blank)]],
+        Field(min_length=size, max_length=size if exactly else None),
+        AfterValidator(_distinct),
+        _says(f"must be a list of {count} distinct memory ids"),
+    ]
 
 
 Text = Annotated[str, AfterValidator(_not_blank), _says("must be a non-empty string")]
@@ -92,7 +110,7 @@ MemoryText = Annotated[Text, AfterValidator(_no_nul), AfterValidator(_not_too_lo
 Timestamp = Annotated[Text, AfterValidator(_timestamp)]
 Count = Annotated[int, Field(ge=0), _says("must be a whole number, 0 or more")]
 Fraction = Annotated[float, Field(ge=0, le=1)]
-Days = Annotated[Optional[Annotated[int, Field(ge=0)]], _says("must be a whole number of days or null")]
+Days = Annotated[Annotated[int, Field(ge=0)] | None, _says("must be a whole number of days or null")]
 
 
 def _one_of(options: tuple[str, ...]) -> Any:
@@ -122,7 +140,7 @@ class ConflictTexts(_Strict):
     B: str
 
 
-def _not_null(texts: Optional[ConflictTexts]) -> ConflictTexts:
+def _not_null(texts: ConflictTexts | None) -> ConflictTexts:
     if texts is None:
         raise ValueError("null")
     return texts
@@ -132,12 +150,17 @@ class MergeItem(_Strict):
     ids: MemoryIds
     type: Text
     merged_text: MemoryText
-    confidence: Annotated[Optional[Fraction], _says("must be a number from 0 to 1 or null")]
+    confidence: Annotated[Fraction | None, _says("must be a number from 0 to 1 or null")]
     similarity: Annotated[Fraction, _says("must be a number from 0 to 1")]
 
     def action(self) -> MergeAction:
-        return MergeAction(ids=tuple(self.ids), type=self.type, merged_text=self.merged_text,
-                           confidence=self.confidence, similarity=self.similarity)
+        return MergeAction(
+            ids=tuple(self.ids),
+            type=self.type,
+            merged_text=self.merged_text,
+            confidence=self.confidence,
+            similarity=self.similarity,
+        )
 
 
 class ConflictItem(_Strict):
@@ -146,8 +169,7 @@ class ConflictItem(_Strict):
     topic: Text
     likely_winner: Text
     # absent in older plans; present, it must be {"A": text, "B": text} (null is refused)
-    texts: Annotated[Optional[ConflictTexts], AfterValidator(_not_null),
-                     _says('must be {"A": text, "B": text}')] = None
+    texts: Annotated[ConflictTexts | None, AfterValidator(_not_null), _says('must be {"A": text, "B": text}')] = None
 
     @field_validator("likely_winner")
     @classmethod
@@ -159,8 +181,13 @@ class ConflictItem(_Strict):
 
     def action(self) -> ConflictAction:
         texts = (self.texts.A, self.texts.B) if self.texts is not None else None
-        return ConflictAction(ids=(self.ids[0], self.ids[1]), type=self.type, topic=self.topic,
-                              likely_winner=self.likely_winner, texts=texts)
+        return ConflictAction(
+            ids=(self.ids[0], self.ids[1]),
+            type=self.type,
+            topic=self.topic,
+            likely_winner=self.likely_winner,
+            texts=texts,
+        )
 
 
 class PruneItem(_Strict):
@@ -189,7 +216,7 @@ class PlanFile(_Strict):
     fingerprints: dict[str, Annotated[str, _says("must be a string")]]
 
     @model_validator(mode="after")
-    def _each_memory_once_with_a_fingerprint(self) -> "PlanFile":
+    def _each_memory_once_with_a_fingerprint(self) -> PlanFile:
         """No memory in two actions; every memory an action names has a fingerprint (extra
         fingerprints are fine: deleting an action from the file is how an agent declines it)."""
         seen: set[str] = set()
@@ -204,15 +231,26 @@ class PlanFile(_Strict):
 
     def memory_ids(self) -> list[str]:
         """Every memory id an action names, in plan order (as `Plan.memory_ids`)."""
-        return ([i for m in self.merges for i in m.ids] + [i for c in self.conflicts for i in c.ids]
-                + [p.id for p in self.prunes])
+        return (
+            [i for m in self.merges for i in m.ids]
+            + [i for c in self.conflicts for i in c.ids]
+            + [p.id for p in self.prunes]
+        )
 
     def plan(self) -> Plan:
-        return Plan(version=self.version, user_id=self.user_id, project_id=self.project_id,
-                    generated_at=self.generated_at, policy=self.policy, policy_source=self.policy_source,
-                    memory_count=self.memory_count, merges=tuple(m.action() for m in self.merges),
-                    conflicts=tuple(c.action() for c in self.conflicts),
-                    prunes=tuple(p.action() for p in self.prunes), fingerprints=self.fingerprints)
+        return Plan(
+            version=self.version,
+            user_id=self.user_id,
+            project_id=self.project_id,
+            generated_at=self.generated_at,
+            policy=self.policy,
+            policy_source=self.policy_source,
+            memory_count=self.memory_count,
+            merges=tuple(m.action() for m in self.merges),
+            conflicts=tuple(c.action() for c in self.conflicts),
+            prunes=tuple(p.action() for p in self.prunes),
+            fingerprints=self.fingerprints,
+        )
 
 
 def plan_from_dict(data: Any) -> Plan:
@@ -234,8 +272,12 @@ def describe(error: ErrorDetails) -> str:
         where = field_path(loc[:-1]) or "the plan"
         problem = "is missing" if kind == "missing" else "has unknown key"
         return f"plan: {where} {problem} {str(loc[-1])!r}"
-    problem = {FIELD: error["msg"], "list_type": "must be a list", "dict_type": "must be an object",
-               "model_type": f"must be an object, got {_json_type(error['input'])}"}.get(kind, error["msg"])
+    problem = {
+        FIELD: error["msg"],
+        "list_type": "must be a list",
+        "dict_type": "must be an object",
+        "model_type": f"must be an object, got {_json_type(error['input'])}",
+    }.get(kind, error["msg"])
     return f"plan: {field_path(loc)} {problem}"
 
 

@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Mapping
 
 from .analysed import AnalysedMemory
 from .plan import REASON_LOW_CONFIDENCE, REASON_RETENTION, PruneAction

@@ -11,8 +11,8 @@ judged by `meaning.relation` (docs/dream.md). Pure: (memories, their vectors) â†
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -34,7 +34,9 @@ def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarr
     readings: Readings = {}
     order = [item.oldest_first_key for item in with_vectors]
     for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):
-        older, newer = (with_vectors[i], with_vectors[j]) if order[i] <= order[j] else (with_vectors[j], with_vectors[i])
+        older, newer = (
+            (with_vectors[i], with_vectors[j]) if order[i] <= order[j] else (with_vectors[j], with_vectors[i])
+        )
         kind = relation(older, newer, cosine, readings)
         if kind is not None:
             judged.append((cosine, older, newer, kind))
@@ -70,12 +72,20 @@ def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) ->
     literals = [literal_values(Reading(m.memory.memory, m.features)) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
-    draft = (complete[-1] if complete
-             else max(zip(members, literals), key=lambda pair: (len(pair[1]), pair[0].oldest_first_key))[0])
+    draft = (
+        complete[-1]
+        if complete
+        else max(zip(members, literals), key=lambda pair: (len(pair[1]), pair[0].oldest_first_key))[0]
+    )
     confidences = [c for c in (m.memory.confidence for m in members) if c is not None]
     similarity = min(cosines.get(frozenset((a.id, b.id)), 1.0) for a, b in combinations(members, 2))
-    return MergeAction(ids=tuple(m.id for m in members), type=type_name, merged_text=draft.memory.memory,
-                       confidence=max(confidences) if confidences else None, similarity=round(similarity, 2))
+    return MergeAction(
+        ids=tuple(m.id for m in members),
+        type=type_name,
+        merged_text=draft.memory.memory,
+        confidence=max(confidences) if confidences else None,
+        similarity=round(similarity, 2),
+    )
 
 
 def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str]) -> list[ConflictAction]:
@@ -87,6 +97,13 @@ def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str])
         used.update((older.id, newer.id))
         winner, loser = sorted((older, newer), key=lambda m: m.newest_first_key)
         topic = conflict_topic(winner.memory.memory, loser.memory.memory) or type_name
-        actions.append(ConflictAction(ids=(winner.id, loser.id), type=type_name, topic=topic,
-                                      likely_winner=winner.id, texts=(winner.memory.memory, loser.memory.memory)))
+        actions.append(
+            ConflictAction(
+                ids=(winner.id, loser.id),
+                type=type_name,
+                topic=topic,
+                likely_winner=winner.id,
+                texts=(winner.memory.memory, loser.memory.memory),
+            )
+        )
     return actions

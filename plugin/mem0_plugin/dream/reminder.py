@@ -26,14 +26,24 @@ def leave_reminder(store: SqliteStore, identity: Identity, conflicts: int) -> st
         existing = writer.active_by_source(identity.user_id, identity.project_id, REMINDER_SOURCE)
         if not existing:
             metadata = {"type": REMINDER_TYPE, "source": REMINDER_SOURCE, "branch": identity.branch}
-            writer.insert(Memory(id=str(uuid.uuid4()), memory=text, user_id=identity.user_id,
-                                 app_id=identity.project_id, metadata=metadata, created_at=writer.now,
-                                 updated_at=writer.now), actor=REMINDER_SOURCE)
+            writer.insert(
+                Memory(
+                    id=str(uuid.uuid4()),
+                    memory=text,
+                    user_id=identity.user_id,
+                    app_id=identity.project_id,
+                    metadata=metadata,
+                    created_at=writer.now,
+                    updated_at=writer.now,
+                ),
+                actor=REMINDER_SOURCE,
+            )
             return "added"
         keep, extras = existing[0], existing[1:]
         for extra in extras:
-            writer.change(extra, "SUPERSEDE", REMINDER_SOURCE, lifecycle_state=SUPERSEDED,
-                          replacement_memory_id=keep.id)
+            writer.change(
+                extra, "SUPERSEDE", REMINDER_SOURCE, lifecycle_state=SUPERSEDED, replacement_memory_id=keep.id
+            )
         if keep.memory == text:
             return "unchanged"
         writer.change(keep, "UPDATE", REMINDER_SOURCE, memory=text)

@@ -20,7 +20,7 @@ Details (docs/dream.md, "Step 4: report"):
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..sanitize import printable
 from .plan import ConflictAction, MergeAction, Plan, PruneAction
@@ -129,10 +129,14 @@ def summary_line(merged: int, pruned: int, resolved: int, skipped: int) -> str:
 
 
 def auto_summary_line(project: str, merged: int, pruned: int, conflicts_skipped: int) -> str:
-    return (f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
-            f"conflicts_skipped={conflicts_skipped}")
+    return (
+        f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
+        f"conflicts_skipped={conflicts_skipped}"
+    )
 
 
 def reminder_text(count: int) -> str:
-    return (f"mem0-dream detected {count} contradiction(s) requiring manual review. "
-            "Run /mem0:dream to resolve them interactively.")
+    return (
+        f"mem0-dream detected {count} contradiction(s) requiring manual review. "
+        "Run /mem0:dream to resolve them interactively."
+    )

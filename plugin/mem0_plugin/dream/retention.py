@@ -18,8 +18,9 @@ numbers here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 DEFAULT_POLICY: Mapping[str, int | None] = MappingProxyType({"session_state": 90, "compact_summary": 90})
 SOURCE_DEFAULT = "default"
@@ -38,8 +39,11 @@ def valid_entries(parsed: Any) -> dict[str, int | None]:
     """The well-formed `type → days | None` entries of `parsed` (empty for anything else)."""
     if not isinstance(parsed, Mapping):
         return {}
-    return {key: value for key, value in parsed.items()
-            if isinstance(key, str) and key.strip() and is_retention_value(value)}
+    return {
+        key: value
+        for key, value in parsed.items()
+        if isinstance(key, str) and key.strip() and is_retention_value(value)
+    }
 
 
 def choose_policy(parsed: Any) -> tuple[dict[str, int | None], str]:

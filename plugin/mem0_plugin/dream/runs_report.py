@@ -25,9 +25,11 @@ def when(timestamp: str | None) -> str:
 def run_line(run: DreamRun) -> str:
     """`<id8>  <date time>  <mode>  merged=<N>  pruned=<N>  resolved=<N>  not_applied=<N>  <status>`."""
     mode = run.mode or "unknown"
-    return (f"{printable(run.run_id[:SHORT_ID])}  {when(run.started_at)}  {printable(mode):<{MODE_WIDTH}}  "
-            f"merged={run.merged}  pruned={run.pruned}  resolved={run.resolved}  "
-            f"not_applied={run.not_applied}  {run.state}")
+    return (
+        f"{printable(run.run_id[:SHORT_ID])}  {when(run.started_at)}  {printable(mode):<{MODE_WIDTH}}  "
+        f"merged={run.merged}  pruned={run.pruned}  resolved={run.resolved}  "
+        f"not_applied={run.not_applied}  {run.state}"
+    )
 
 
 def _ref(memory_id: str) -> str:
@@ -53,8 +55,11 @@ def undo_pieces(plan: UndoPlan, *, asking: bool = True) -> Line:
     pieces: Line = [(title, TITLE), ("\n\n", "")]
     restores = [reversal_line(r) for r in plan.reversals if r.restores]
     retires = [reversal_line(r) for r in plan.reversals if not r.restores]
-    for heading, items in (("Restore", restores), ("Retire", retires),
-                           ("Left alone", [left_alone_line(x) for x in plan.left_alone])):
+    for heading, items in (
+        ("Restore", restores),
+        ("Retire", retires),
+        ("Left alone", [left_alone_line(x) for x in plan.left_alone]),
+    ):
         if items:
             pieces += [(f"{heading} ({len(items)}):", SECTION), ("\n" + "".join(i + "\n" for i in items) + "\n", "")]
     pieces.append((f"Undo: {plan.restored} restores, {plan.retired} retires, {len(plan.left_alone)} left alone.", ""))
@@ -64,5 +69,7 @@ def undo_pieces(plan: UndoPlan, *, asking: bool = True) -> Line:
 
 
 def undo_summary(plan: UndoPlan) -> str:
-    return (f"Undo complete — run {printable(plan.run.run_id[:SHORT_ID])}: restored: {plan.restored}, "
-            f"retired: {plan.retired}, left alone: {len(plan.left_alone)}")
+    return (
+        f"Undo complete — run {printable(plan.run.run_id[:SHORT_ID])}: restored: {plan.restored}, "
+        f"retired: {plan.retired}, left alone: {len(plan.left_alone)}"
+    )

@@ -17,9 +17,9 @@ Deterministic; an empty string only when both are empty.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import islice
-from typing import Sequence
 
 from ..features import cased_words
 from ..lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical

@@ -8,7 +8,8 @@ float32 array whose rows have length 1 (a zero row for a text the model gives no
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -35,12 +35,12 @@ class OnnxLocalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str = DEFAULT_MODEL
-    model_path: Optional[str] = None
-    tokenizer_path: Optional[str] = None
-    model_url: Optional[str] = None
-    tokenizer_url: Optional[str] = None
-    model_sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    tokenizer_sha256: Optional[str] = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    model_path: str | None = None
+    tokenizer_path: str | None = None
+    model_url: str | None = None
+    tokenizer_url: str | None = None
+    model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    tokenizer_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     embedding_dims: int = Field(default=384, ge=1, le=8192)
 
 
@@ -101,8 +101,10 @@ def _local(raw: dict[str, Any], models_dir: Path) -> OnnxEmbedder:
         return OnnxEmbedder(_custom_files(config), models_dir, dims=config.embedding_dims)
     if config.model not in KNOWN_MODELS:
         known = ", ".join(sorted(KNOWN_MODELS))
-        raise EmbedderUnavailable(f"unknown onnx-local model {config.model!r} (known: {known}; "
-                                  "or give model_path/model_url with their sha256)")
+        raise EmbedderUnavailable(
+            f"unknown onnx-local model {config.model!r} (known: {known}; "
+            "or give model_path/model_url with their sha256)"
+        )
     return OnnxEmbedder(KNOWN_MODELS[config.model], models_dir, dims=config.embedding_dims)
 
 
@@ -112,8 +114,11 @@ def _custom_files(config: OnnxLocalConfig) -> ModelFiles:
             raise EmbedderUnavailable(f"onnx-local config: {kind}_path or {kind}_url is required")
         if getattr(config, f"{kind}_url") and not getattr(config, f"{kind}_sha256"):
             raise EmbedderUnavailable(f"onnx-local config: {kind}_url needs {kind}_sha256")
-    return ModelFiles(config.model, _pinned(config.model_path, config.model_url, config.model_sha256, "model.onnx"),
-                      _pinned(config.tokenizer_path, config.tokenizer_url, config.tokenizer_sha256, "tokenizer.json"))
+    return ModelFiles(
+        config.model,
+        _pinned(config.model_path, config.model_url, config.model_sha256, "model.onnx"),
+        _pinned(config.tokenizer_path, config.tokenizer_url, config.tokenizer_sha256, "tokenizer.json"),
+    )
 
 
 def _pinned(path: str | None, url: str | None, sha256: str | None, name: str) -> PinnedFile:

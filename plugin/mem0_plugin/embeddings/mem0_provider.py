@@ -10,7 +10,8 @@ provider raises then (a missing package, a refused connection, a bad key) become
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class Mem0ProviderEmbedder:
         rows: list[list[float]] = []
         try:
             for start in range(0, len(texts), BATCH_SIZE):
-                chunk = [capped(t).replace("\n", " ") for t in texts[start:start + BATCH_SIZE]]
+                chunk = [capped(t).replace("\n", " ") for t in texts[start : start + BATCH_SIZE]]
                 rows += [list(v) for v in self._instance.embed_batch(chunk, "add")]
         except Exception as exc:  # network, quota, model errors of the provider
             raise EmbedderUnavailable(f"mem0 embedder {self.provider!r} failed: {_first_line(exc)}") from None
@@ -67,8 +68,9 @@ def embedder_factory(provider: str) -> Any:
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] != "mem0":
             raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
-        raise EmbedderUnavailable(f"embedder provider {provider!r} needs the mem0ai package "
-                                  f"(not installed): {MEM0_EXTRA}") from None
+        raise EmbedderUnavailable(
+            f"embedder provider {provider!r} needs the mem0ai package (not installed): {MEM0_EXTRA}"
+        ) from None
     except Exception as exc:  # mem0 installed but broken (a dependency missing or too old)
         raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
     return EmbedderFactory

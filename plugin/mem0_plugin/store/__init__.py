@@ -1,5 +1,5 @@
 """The embedded store: one SQLite file shared by the MCP server, cron runs and the CLI."""
 
-from .sqlite_store import ReadMode, Page, HistoryEntry, SqliteStore, open_store
+from .sqlite_store import HistoryEntry, Page, ReadMode, SqliteStore, open_store
 
-__all__ = ["ReadMode", "Page", "HistoryEntry", "SqliteStore", "open_store"]
+__all__ = ["HistoryEntry", "Page", "ReadMode", "SqliteStore", "open_store"]

@@ -6,14 +6,28 @@ from dataclasses import dataclass
 from typing import Any
 
 MODES = ("interactive", "auto", "apply")  # how a run was started; None for runs recorded before modes were
-RUN_COLUMNS = ("run_id", "user_id", "app_id", "started_at", "finished_at", "status", "mode",
-               "merged", "pruned", "resolved", "not_applied", "undone_at")
+RUN_COLUMNS = (
+    "run_id",
+    "user_id",
+    "app_id",
+    "started_at",
+    "finished_at",
+    "status",
+    "mode",
+    "merged",
+    "pruned",
+    "resolved",
+    "not_applied",
+    "undone_at",
+)
 SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS)
 # each count: which of the run's journal steps it counts
-RUN_COUNTS = {"merged": "s.kind = 'merge' AND s.outcome = 'applied'",
-              "pruned": "s.kind = 'prune' AND s.outcome = 'applied'",
-              "resolved": "s.kind = 'resolve' AND s.outcome = 'applied'",
-              "not_applied": "s.outcome <> 'applied'"}
+RUN_COUNTS = {
+    "merged": "s.kind = 'merge' AND s.outcome = 'applied'",
+    "pruned": "s.kind = 'prune' AND s.outcome = 'applied'",
+    "resolved": "s.kind = 'resolve' AND s.outcome = 'applied'",
+    "not_applied": "s.outcome <> 'applied'",
+}
 
 
 @dataclass(frozen=True)
@@ -39,9 +53,18 @@ class DreamRun:
         return "done" if self.status == "done" else "interrupted"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "started_at": self.started_at, "finished_at": self.finished_at,
-                "mode": self.mode, "status": self.state, "merged": self.merged, "pruned": self.pruned,
-                "resolved": self.resolved, "not_applied": self.not_applied, "undone_at": self.undone_at}
+        return {
+            "run_id": self.run_id,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "mode": self.mode,
+            "status": self.state,
+            "merged": self.merged,
+            "pruned": self.pruned,
+            "resolved": self.resolved,
+            "not_applied": self.not_applied,
+            "undone_at": self.undone_at,
+        }
 
 
 def run_of_row(row: tuple) -> DreamRun:

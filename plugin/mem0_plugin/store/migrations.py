@@ -7,7 +7,7 @@ text with the package's own rules (the tokenizer of `text`).
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable, Union
+from collections.abc import Callable
 
 from ..text import has_unspaced, significant_words, terms_text
 
@@ -19,8 +19,11 @@ def _retokenize_unspaced(conn: sqlite3.Connection) -> None:
     full-text terms of every row holding such text, and drop its stored features (the
     `features` cache, read from the old words) so they are read again."""
     rows = conn.execute("SELECT rowid, memory FROM memories").fetchall()
-    changed = [(terms_text(significant_words(text)), rowid) for rowid, text in rows
-               if isinstance(text, str) and has_unspaced(text)]
+    changed = [
+        (terms_text(significant_words(text)), rowid)
+        for rowid, text in rows
+        if isinstance(text, str) and has_unspaced(text)
+    ]
     conn.executemany("UPDATE memories SET terms = ?, features = NULL WHERE rowid = ?", changed)
 
 

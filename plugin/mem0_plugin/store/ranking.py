@@ -13,8 +13,8 @@ replacement's: the newer fact always comes first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..records import SUPERSEDED, Memory
 
@@ -35,8 +35,9 @@ class Candidate:
 
 
 def fused(candidates: Sequence[Candidate]) -> list[tuple[Memory, float]]:
-    ranked = sorted(((c.memory, min(1.0, c.score)) for c in candidates),
-                    key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id))
+    ranked = sorted(
+        ((c.memory, min(1.0, c.score)) for c in candidates), key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id)
+    )
     return replacements_first(ranked)
 
 

@@ -7,14 +7,27 @@ import json
 import sqlite3
 from typing import Any
 
-from ..stored_features import encode_for
 from ..records import Memory, memory_of_values
+from ..stored_features import encode_for
 from ..text import significant_words, terms_text
 from ..timeutil import parse_timestamp, to_micros
 
-COLUMNS = ("id", "user_id", "app_id", "agent_id", "run_id", "memory", "metadata", "created_at",
-           "updated_at", "lifecycle_state", "replacement_memory_id", "source_memory_ids",
-           "immutable", "version")
+COLUMNS = (
+    "id",
+    "user_id",
+    "app_id",
+    "agent_id",
+    "run_id",
+    "memory",
+    "metadata",
+    "created_at",
+    "updated_at",
+    "lifecycle_state",
+    "replacement_memory_id",
+    "source_memory_ids",
+    "immutable",
+    "version",
+)
 SELECT_COLUMNS = ", ".join(COLUMNS)
 WRITE_COLUMNS = (*COLUMNS, "text_hash", "type", "created_us", "updated_us", "terms", "features")
 # read from the text: kept as they are by a change that keeps the text (and so the full-text
@@ -41,8 +54,11 @@ class _FlatObjects(dict):
     MAX_ENTRIES = 10_000
 
     def remember(self, text: str, value: dict[str, Any]) -> None:
-        if (len(text) <= self.MAX_TEXT and len(self) < self.MAX_ENTRIES
-                and all(type(item) in _SCALAR_TYPES for item in value.values())):
+        if (
+            len(text) <= self.MAX_TEXT
+            and len(self) < self.MAX_ENTRIES
+            and all(type(item) in _SCALAR_TYPES for item in value.values())
+        ):
             self[text] = value.copy()
 
 
@@ -90,10 +106,27 @@ def _json_ids(text: str) -> tuple[str, ...]:
 def row_to_memory(row: sqlite3.Row | tuple) -> Memory:
     """The `Memory` of a row starting with the `COLUMNS` (dream reads 100,000 of them: see
     `memory_of_values`)."""
-    (mid, user, app, agent, run, text, metadata, created, updated, state, replacement,
-     sources, immutable, version) = tuple(row)[:len(COLUMNS)]
-    return memory_of_values((mid, text, user, app, agent, run, _json_object(metadata), created, updated,
-                             state, replacement, _json_ids(sources), bool(immutable), int(version)))
+    (mid, user, app, agent, run, text, metadata, created, updated, state, replacement, sources, immutable, version) = (
+        tuple(row)[: len(COLUMNS)]
+    )
+    return memory_of_values(
+        (
+            mid,
+            text,
+            user,
+            app,
+            agent,
+            run,
+            _json_object(metadata),
+            created,
+            updated,
+            state,
+            replacement,
+            _json_ids(sources),
+            bool(immutable),
+            int(version),
+        )
+    )
 
 
 FROM_THE_TEXT = object()  # `memory_to_row`'s default features: computed from the text here
@@ -104,20 +137,41 @@ def memory_to_row(memory: Memory, *, with_text: bool = True, features: object = 
     `with_text` is false (a change that keeps the text need not re-read it). `features` is the
     `features` column's value when the caller already has it (`encode_for(memory.memory)`)."""
     if not with_text:
-        return tuple(value for column, value in zip(WRITE_COLUMNS, _row(memory, "", "", None))
-                     if column not in TEXT_DERIVED_COLUMNS)
+        return tuple(
+            value
+            for column, value in zip(WRITE_COLUMNS, _row(memory, "", "", None))
+            if column not in TEXT_DERIVED_COLUMNS
+        )
     if features is FROM_THE_TEXT:
         features = encode_for(memory.memory)
-    return _row(memory, text_hash(memory.memory), terms_text(significant_words(memory.memory)),
-                features if isinstance(features, str) else None)
+    return _row(
+        memory,
+        text_hash(memory.memory),
+        terms_text(significant_words(memory.memory)),
+        features if isinstance(features, str) else None,
+    )
 
 
 def _row(memory: Memory, hashed: str, terms: str, features: str | None) -> tuple:
-    return (memory.id, memory.user_id, memory.app_id, memory.agent_id, memory.run_id,
-            memory.memory, json.dumps(dict(memory.metadata), ensure_ascii=False),
-            memory.created_at, memory.updated_at, memory.lifecycle_state,
-            memory.replacement_memory_id, json.dumps(list(memory.source_memory_ids)),
-            int(memory.immutable), memory.version, hashed, memory.type,
-            to_micros(parse_timestamp(memory.created_at, "created_at")),
-            to_micros(parse_timestamp(memory.updated_at, "updated_at")),
-            terms, features)
+    return (
+        memory.id,
+        memory.user_id,
+        memory.app_id,
+        memory.agent_id,
+        memory.run_id,
+        memory.memory,
+        json.dumps(dict(memory.metadata), ensure_ascii=False),
+        memory.created_at,
+        memory.updated_at,
+        memory.lifecycle_state,
+        memory.replacement_memory_id,
+        json.dumps(list(memory.source_memory_ids)),
+        int(memory.immutable),
+        memory.version,
+        hashed,
+        memory.type,
+        to_micros(parse_timestamp(memory.created_at, "created_at")),
+        to_micros(parse_timestamp(memory.updated_at, "updated_at")),
+        terms,
+        features,
+    )

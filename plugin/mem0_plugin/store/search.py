@@ -31,7 +31,7 @@ passed over for one that shares a rarer word.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 SEARCH_BUDGET = 8_000
 FIRST_BATCH = 24  # candidates read from `memories` at first (then 4x as many each time)
@@ -59,7 +59,7 @@ def document_frequencies(query: Query, terms: Sequence[str]) -> dict[str, int]:
     """How many rows of the index hold each term (every user: it only orders the terms)."""
     frequencies: dict[str, int] = {}
     for start in range(0, len(terms), 500):
-        chunk = terms[start:start + 500]
+        chunk = terms[start : start + 500]
         columns = ", ".join("(SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?)" for _ in chunk)
         frequencies.update(zip(chunk, query(f"SELECT {columns}", [quote(t) for t in chunk])[0]))
     return frequencies
@@ -75,11 +75,17 @@ def select_terms(frequencies: dict[str, int], budget: int) -> tuple[list[str], l
             break
         selected.append(term)
         total += frequencies[term]
-    return selected, present[len(selected):]
+    return selected, present[len(selected) :]
 
 
-def walk_candidates(query: Query, terms: Sequence[str], read: Callable[[list[int]], None], *,
-                    kth_score: Callable[[], float | None], threshold: float | None) -> None:
+def walk_candidates(
+    query: Query,
+    terms: Sequence[str],
+    read: Callable[[list[int]], None],
+    *,
+    kth_score: Callable[[], float | None],
+    threshold: float | None,
+) -> None:
     """Hand candidates' rowids to `read` (which keeps those in scope), best first, until the
     best results are certain: the next candidate scores below `kth_score()` (the k-th best
     kept so far, None while fewer are kept) or below `threshold`."""
@@ -91,9 +97,9 @@ def walk_candidates(query: Query, terms: Sequence[str], read: Callable[[list[int
             return
         if len(selected) + len(rest) > MAX_RANKED_TERMS:  # a whole document as the query: read them all
             any_selected = " OR ".join(quote(t) for t in selected)
-            rowids = [r for r, in query("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [any_selected])]
+            rowids = [r for (r,) in query("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", [any_selected])]
             for start in range(0, len(rowids), MAX_BATCH):
-                read(rowids[start:start + MAX_BATCH])
+                read(rowids[start : start + MAX_BATCH])
         else:
             _walk_ranked(query, selected, rest, len(terms), read, kth_score, threshold)
         if kth_score() is not None or not rest:
@@ -101,9 +107,15 @@ def walk_candidates(query: Query, terms: Sequence[str], read: Callable[[list[int
         budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few found: widen
 
 
-def _walk_ranked(query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int,
-                 read: Callable[[list[int]], None], kth_score: Callable[[], float | None],
-                 threshold: float | None) -> bool:
+def _walk_ranked(
+    query: Query,
+    selected: Sequence[str],
+    rest: Sequence[str],
+    query_size: int,
+    read: Callable[[list[int]], None],
+    kth_score: Callable[[], float | None],
+    threshold: float | None,
+) -> bool:
     """Read ranked candidates in order; True when the walk stopped early (the rest cannot win)."""
     limit, position, batch = FIRST_LIMIT, 0, FIRST_BATCH
     ranked = ranked_candidates(query, selected, rest, query_size, limit)
@@ -117,14 +129,15 @@ def _walk_ranked(query: Query, selected: Sequence[str], rest: Sequence[str], que
         kth, best_left = kth_score(), ranked[position][1]
         if (kth is not None and best_left < kth) or (threshold is not None and best_left < threshold):
             return True
-        chunk = [rowid for rowid, _ in ranked[position:position + batch]]
+        chunk = [rowid for rowid, _ in ranked[position : position + batch]]
         position += len(chunk)
         batch = min(batch * 4, MAX_BATCH)
         read(chunk)
 
 
-def ranked_candidates(query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int,
-                      limit: int) -> list[tuple[int, float]]:
+def ranked_candidates(
+    query: Query, selected: Sequence[str], rest: Sequence[str], query_size: int, limit: int
+) -> list[tuple[int, float]]:
     """(rowid, score) of the best `limit` candidates holding a selected term, best first."""
     any_selected = " OR ".join(quote(t) for t in selected)
     matches = [quote(t) for t in selected] + [f"{quote(t)} AND ({any_selected})" for t in rest]
@@ -134,5 +147,6 @@ def ranked_candidates(query: Query, selected: Sequence[str], rest: Sequence[str]
         f"(SELECT hit, count(*) AS shared FROM ({hits}) GROUP BY hit) "
         f"JOIN memories_fts_docsize ON id = hit "
         f"ORDER BY (shared * shared * 1048576) / size DESC, hit LIMIT {int(limit)}",
-        matches)
+        matches,
+    )
     return [(rowid, score(shared, query_size, size)) for rowid, shared, size in rows]

@@ -14,10 +14,11 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -26,17 +27,24 @@ from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
+from . import search as lexical
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate
-from . import search as lexical
 from .ranking import Candidate, fused, replacements_first
 
 if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
     import numpy as np
 
     from .vectors import VectorIndex
-from .rows import (FROM_THE_TEXT, SELECT_COLUMNS, UNCHANGED_TEXT_COLUMNS, WRITE_COLUMNS, memory_to_row,
-                   row_to_memory, text_hash)
+from .rows import (
+    FROM_THE_TEXT,
+    SELECT_COLUMNS,
+    UNCHANGED_TEXT_COLUMNS,
+    WRITE_COLUMNS,
+    memory_to_row,
+    row_to_memory,
+    text_hash,
+)
 
 BUSY_TIMEOUT_MS = 60_000
 CHECKPOINT_WAIT_MS = 3_000
@@ -52,9 +60,10 @@ class ReadMode(enum.Enum):
     INCLUDE_MERGED = (ACTIVE, SUPERSEDED, MERGED)
 
     @classmethod
-    def from_flags(cls, latest_only: bool = False, include_merged: bool = False) -> "ReadMode":
+    def from_flags(cls, latest_only: bool = False, include_merged: bool = False) -> ReadMode:
         if latest_only and include_merged:
             from ..errors import InvalidInputError
+
             raise InvalidInputError("latest_only and include_merged cannot both be true")
         if latest_only:
             return cls.LATEST_ONLY
@@ -120,19 +129,27 @@ def _retry_locked(action, attempts: int = 50):
             time.sleep(min(0.01 * (attempt + 1), 0.2))
 
 
-def _id_candidates(fetch: Callable[[str, tuple], list[tuple]], user_id: str, key: str,
-                   deleted: bool) -> list[str]:
+def _id_candidates(fetch: Callable[[str, tuple], list[tuple]], user_id: str, key: str, deleted: bool) -> list[str]:
     """The user's memory ids equal to `key` or starting with it (with `deleted`, those only in
     the history too), by index range: see `ids`."""
     low, high = prefix_bounds(key)
-    found = [row[0] for row in fetch(
-        "SELECT id FROM memories INDEXED BY sqlite_autoindex_memories_1 "
-        "WHERE id >= ? AND id < ? AND user_id = ? ORDER BY id LIMIT ?", (low, high, user_id, CANDIDATE_LIMIT))]
+    found = [
+        row[0]
+        for row in fetch(
+            "SELECT id FROM memories INDEXED BY sqlite_autoindex_memories_1 "
+            "WHERE id >= ? AND id < ? AND user_id = ? ORDER BY id LIMIT ?",
+            (low, high, user_id, CANDIDATE_LIMIT),
+        )
+    ]
     if deleted:
-        found += [row[0] for row in fetch(
-            "SELECT DISTINCT memory_id FROM history INDEXED BY history_memory "
-            "WHERE user_id = ? AND memory_id >= ? AND memory_id < ? ORDER BY memory_id LIMIT ?",
-            (user_id, low, high, CANDIDATE_LIMIT))]
+        found += [
+            row[0]
+            for row in fetch(
+                "SELECT DISTINCT memory_id FROM history INDEXED BY history_memory "
+                "WHERE user_id = ? AND memory_id >= ? AND memory_id < ? ORDER BY memory_id LIMIT ?",
+                (user_id, low, high, CANDIDATE_LIMIT),
+            )
+        ]
     return found
 
 
@@ -179,8 +196,13 @@ class SqliteStore:
             if self.readonly:
                 if not self.path.is_file():
                     raise StoreError(f"store file does not exist: {self.path}")
-                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=60,
-                                       isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro",
+                    uri=True,
+                    timeout=60,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 return conn
@@ -201,7 +223,7 @@ class SqliteStore:
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "SqliteStore":
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -215,7 +237,7 @@ class SqliteStore:
             raise StoreError(f"store read failed: {exc}") from None
 
     @contextmanager
-    def write(self, *, secure: bool = False) -> Iterator["Writer"]:
+    def write(self, *, secure: bool = False) -> Iterator[Writer]:
         """One immediate transaction; every change and its history row commit together.
         `secure`: what it deletes or overwrites is zeroed in the file (`PRAGMA secure_delete`),
         not merely marked free (a purge)."""
@@ -233,7 +255,7 @@ class SqliteStore:
                     self._conn.execute(f"PRAGMA secure_delete = {int(before):d}")
 
     @contextmanager
-    def _transaction(self) -> Iterator["Writer"]:
+    def _transaction(self) -> Iterator[Writer]:
         with self._lock:
             try:
                 _retry_locked(lambda: self._conn.execute("BEGIN IMMEDIATE"))
@@ -316,8 +338,7 @@ class SqliteStore:
     # -- reads ------------------------------------------------------------------
 
     def get(self, user_id: str, memory_id: str) -> Memory:
-        rows = self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
-                           (memory_id, user_id))
+        rows = self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?", (memory_id, user_id))
         if not rows:
             raise NotFoundError(f"memory {memory_id} not found")
         return row_to_memory(rows[0])
@@ -335,24 +356,34 @@ class SqliteStore:
     def get_many(self, user_id: str, ids: list[str]) -> dict[str, Memory]:
         found: dict[str, Memory] = {}
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            for row in self._query(f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND id IN ({marks})",
-                                   (user_id, *chunk)):
+            for row in self._query(
+                f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND id IN ({marks})", (user_id, *chunk)
+            ):
                 memory = row_to_memory(row)
                 found[memory.id] = memory
         return found
 
-    def _where(self, user_id: str, where: CompiledFilter, mode: ReadMode,
-               app_id: str | None = None) -> tuple[str, list]:
+    def _where(
+        self, user_id: str, where: CompiledFilter, mode: ReadMode, app_id: str | None = None
+    ) -> tuple[str, list]:
         marks = ", ".join("?" * len(mode.value))
         project_sql, project = (" AND app_id = ?", [app_id]) if app_id is not None else ("", [])
         sql = f"user_id = ? AND lifecycle_state IN ({marks}){project_sql} AND {where.sql}"
         return sql, [user_id, *mode.value, *project, *where.params]
 
-    def page(self, user_id: str, where: CompiledFilter = TRUE, mode: ReadMode = ReadMode.DEFAULT,
-             page: int = 1, page_size: int = 100, *, app_id: str | None = None,
-             with_features: bool = False) -> Page:
+    def page(
+        self,
+        user_id: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        page: int = 1,
+        page_size: int = 100,
+        *,
+        app_id: str | None = None,
+        with_features: bool = False,
+    ) -> Page:
         """One page in (created_at, id) order, with the count of the whole read: the user's
         memories in `mode`'s states, of project `app_id` when given, that match `where`.
 
@@ -369,7 +400,9 @@ class SqliteStore:
         schema predates the column (one opened read-only is never migrated)."""
         sql, params = self._where(user_id, where, mode, app_id)
         offset = (page - 1) * page_size
-        columns = f"{SELECT_COLUMNS}, {'features' if with_features and self._has_features_column() else 'NULL'}, created_us"
+        columns = (
+            f"{SELECT_COLUMNS}, {'features' if with_features and self._has_features_column() else 'NULL'}, created_us"
+        )
         with self._lock:
             view, key = self._view(), (sql, tuple(params))
             pager = self._pager
@@ -382,21 +415,27 @@ class SqliteStore:
                 self._pager = pager if view is not None else None
             after = pager.cursors.get(offset)
             if after is not None:
-                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} AND (created_us, id) > (?, ?) "
-                                   "ORDER BY created_us, id LIMIT ?", [*params, *after, page_size])
+                rows = self._query(
+                    f"SELECT {columns} FROM memories WHERE {sql} AND (created_us, id) > (?, ?) "
+                    "ORDER BY created_us, id LIMIT ?",
+                    [*params, *after, page_size],
+                )
             elif view is not None and offset * 2 > pager.count:
                 # the second half: skip from the end (same rows, if the count is of the same view)
                 end = min(offset + page_size, pager.count)
-                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} "
-                                   "ORDER BY created_us DESC, id DESC LIMIT ? OFFSET ?",
-                                   [*params, max(end - offset, 0), pager.count - end])[::-1]
+                rows = self._query(
+                    f"SELECT {columns} FROM memories WHERE {sql} ORDER BY created_us DESC, id DESC LIMIT ? OFFSET ?",
+                    [*params, max(end - offset, 0), pager.count - end],
+                )[::-1]
                 if self._view() != view:
                     rows = None
             else:
                 rows = None
             if rows is None:
-                rows = self._query(f"SELECT {columns} FROM memories WHERE {sql} "
-                                   "ORDER BY created_us, id LIMIT ? OFFSET ?", [*params, page_size, offset])
+                rows = self._query(
+                    f"SELECT {columns} FROM memories WHERE {sql} ORDER BY created_us, id LIMIT ? OFFSET ?",
+                    [*params, page_size, offset],
+                )
             if rows:
                 pager.remember(offset + len(rows), (rows[-1][-1], rows[-1][0]))
         features = tuple(row[-2] for row in rows) if with_features else ()
@@ -412,14 +451,24 @@ class SqliteStore:
         states, from `memory_counts` (no rows read)."""
         app_sql, app_params = (" AND app_key = ?", ["=" + app_id]) if app_id is not None else ("", [])
         marks = ", ".join("?" * len(mode.value))
-        return self._query(f"SELECT coalesce(sum(n), 0) FROM memory_counts WHERE user_id = ? "
-                           f"AND lifecycle_state IN ({marks}){app_sql}", [user_id, *mode.value, *app_params])[0][0]
+        return self._query(
+            f"SELECT coalesce(sum(n), 0) FROM memory_counts WHERE user_id = ? "
+            f"AND lifecycle_state IN ({marks}){app_sql}",
+            [user_id, *mode.value, *app_params],
+        )[0][0]
 
-    def search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
-               mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
-               threshold: float | None = None, *,
-               query_vector: "np.ndarray | Callable[[], np.ndarray | None] | None" = None,
-               model: str | None = None) -> list[tuple[Memory, float]]:
+    def search(
+        self,
+        user_id: str,
+        query: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        top_k: int = 10,
+        threshold: float | None = None,
+        *,
+        query_vector: np.ndarray | Callable[[], np.ndarray | None] | None = None,
+        model: str | None = None,
+    ) -> list[tuple[Memory, float]]:
         """The best `top_k` memories for `query`: lexical alone, or hybrid when the query's
         vector (`query_vector`, made by `model`) is given (`store.ranking` orders them). The
         vector may be a function returning it (an embedding still being made: it is asked for
@@ -451,18 +500,28 @@ class SqliteStore:
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
-    def nearest(self, user_id: str, vector: "np.ndarray", model: str, where: CompiledFilter = TRUE,
-                mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10) -> list[tuple[Memory, float]]:
+    def nearest(
+        self,
+        user_id: str,
+        vector: np.ndarray,
+        model: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        top_k: int = 10,
+    ) -> list[tuple[Memory, float]]:
         """The `top_k` memories in scope whose stored vectors of `model` are nearest to `vector`,
         with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
         with self._lock:
             view = self._view()
         ids, matrix = self.vector_index(user_id, model).current(self._query, view)
         sql, params = self._where(user_id, where, mode)
-        return [(memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)]
+        return [
+            (memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)
+        ]
 
-    def _nearest_in_scope(self, ids: list[str], matrix: "np.ndarray", query_vector: "np.ndarray", sql: str,
-                          params: list, wanted: int) -> list[tuple[Memory, float, str]]:
+    def _nearest_in_scope(
+        self, ids: list[str], matrix: np.ndarray, query_vector: np.ndarray, sql: str, params: list, wanted: int
+    ) -> list[tuple[Memory, float, str]]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
         read through the scope's SQL, widening fourfold until enough are in scope."""
         from .vectors import similarities, top_scores
@@ -473,22 +532,31 @@ class SqliteStore:
             matches = top_scores(scores, limit)
             kept: list[tuple[Memory, float, str]] = []
             for start in range(0, len(matches), 500):
-                chunk = matches[start:start + 500]
+                chunk = matches[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
                 # by primary key: else SQLite may prefer the scope's paging index and walk the project
-                rows = self._query(f"SELECT {SELECT_COLUMNS}, text_hash FROM memories INDEXED BY "
-                                   f"sqlite_autoindex_memories_1 WHERE id IN ({marks}) AND {sql}",
-                                   [*(ids[row] for row, _ in chunk), *params])
+                rows = self._query(
+                    f"SELECT {SELECT_COLUMNS}, text_hash FROM memories INDEXED BY "
+                    f"sqlite_autoindex_memories_1 WHERE id IN ({marks}) AND {sql}",
+                    [*(ids[row] for row, _ in chunk), *params],
+                )
                 by_id = {row[0]: row for row in rows}
-                kept += [(row_to_memory(by_id[ids[r]]), cosine, by_id[ids[r]][-1])
-                         for r, cosine in chunk if ids[r] in by_id]
+                kept += [
+                    (row_to_memory(by_id[ids[r]]), cosine, by_id[ids[r]][-1]) for r, cosine in chunk if ids[r] in by_id
+                ]
             if len(kept) >= wanted or limit >= len(ids):
                 return kept[:wanted]
             limit *= 4
 
-    def lexical_search(self, user_id: str, query: str, where: CompiledFilter = TRUE,
-                       mode: ReadMode = ReadMode.DEFAULT, top_k: int = 10,
-                       threshold: float | None = None) -> list[tuple[Memory, float]]:
+    def lexical_search(
+        self,
+        user_id: str,
+        query: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        top_k: int = 10,
+        threshold: float | None = None,
+    ) -> list[tuple[Memory, float]]:
         """Lexical search: FTS5 finds candidates, the significant-word overlap scores them.
 
         How candidates are found without reading every row that shares a common word:
@@ -509,19 +577,30 @@ class SqliteStore:
         def ranking() -> list[tuple[float, tuple]]:  # (score, created_at, id) order
             return sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
 
-        take(self._query(f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
-                         [*params, exact]))
+        take(
+            self._query(
+                f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
+                [*params, exact],
+            )
+        )
         if terms:
             lexical.walk_candidates(
-                self._query, sorted(terms), lambda rowids: take(self._query(
-                    f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
-                    [*rowids, *params])),
-                kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None, threshold=threshold)
+                self._query,
+                sorted(terms),
+                lambda rowids: take(
+                    self._query(
+                        f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
+                        [*rowids, *params],
+                    )
+                ),
+                kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None,
+                threshold=threshold,
+            )
         return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
 
     # -- vectors (docs/embeddings.md) -------------------------------------------------
 
-    def vector_index(self, user_id: str, model: str) -> "VectorIndex":
+    def vector_index(self, user_id: str, model: str) -> VectorIndex:
         from .vectors import VectorIndex
 
         key = (user_id, model)
@@ -529,19 +608,28 @@ class SqliteStore:
             self._vector_indexes[key] = VectorIndex(user_id, model)
         return self._vector_indexes[key]
 
-    def without_vectors(self, user_id: str, model: str, app_id: str | None = None, *,
-                        ids: list[str] | None = None, limit: int | None = None) -> list[tuple[str, str]]:
+    def without_vectors(
+        self,
+        user_id: str,
+        model: str,
+        app_id: str | None = None,
+        *,
+        ids: list[str] | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, str]]:
         """(id, text) of the user's memories (of one project, or of `ids`) that have no vector
         of `model` for their current text, in (created_at, id) order."""
-        sql = ("SELECT m.id, m.memory FROM memories m LEFT JOIN vectors v ON v.id = m.id AND v.model = ? "
-               "AND v.text_hash = m.text_hash WHERE m.user_id = ? AND v.id IS NULL")
+        sql = (
+            "SELECT m.id, m.memory FROM memories m LEFT JOIN vectors v ON v.id = m.id AND v.model = ? "
+            "AND v.text_hash = m.text_hash WHERE m.user_id = ? AND v.id IS NULL"
+        )
         params: list = [model, user_id]
         if app_id is not None:
             sql, params = sql + " AND m.app_id = ?", [*params, app_id]
         if ids is not None:
             found: list[tuple[str, str]] = []
             for start in range(0, len(ids), 500):
-                chunk = ids[start:start + 500]
+                chunk = ids[start : start + 500]
                 found += self._query(f"{sql} AND m.id IN ({', '.join('?' * len(chunk))})", [*params, *chunk])
             return found
         sql += " ORDER BY m.created_us, m.id"
@@ -549,27 +637,35 @@ class SqliteStore:
             sql, params = sql + " LIMIT ?", [*params, limit]
         return [tuple(r) for r in self._query(sql, params)]
 
-    def vectors_of(self, user_id: str, model: str, ids: list[str]) -> dict[str, "np.ndarray"]:
+    def vectors_of(self, user_id: str, model: str, ids: list[str]) -> dict[str, np.ndarray]:
         """The stored vectors of `model` for those of `ids` that have one for their current text.
         Many ids (dream's fetch): one pass over the user's vectors; few: by primary key."""
         from .vectors import decode_matrix
 
-        join = ("FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
-                "ON m.id = v.id AND m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ?")
+        join = (
+            "FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
+            "ON m.id = v.id AND m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ?"
+        )
         if len(ids) > 5000:
             wanted = set(ids)
-            rows = [r for r in self._query(f"SELECT v.id, v.vector {join.format(hint='')}", [user_id, model])
-                    if r[0] in wanted]
+            rows = [
+                r
+                for r in self._query(f"SELECT v.id, v.vector {join.format(hint='')}", [user_id, model])
+                if r[0] in wanted
+            ]
         else:
             rows = []
             for start in range(0, len(ids), 500):  # by primary key: the planner would rather walk them all
-                chunk = ids[start:start + 500]
-                rows += self._query(f"SELECT v.id, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
-                                    f"AND v.id IN ({', '.join('?' * len(chunk))})", [user_id, model, *chunk])
+                chunk = ids[start : start + 500]
+                rows += self._query(
+                    f"SELECT v.id, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
+                    f"AND v.id IN ({', '.join('?' * len(chunk))})",
+                    [user_id, model, *chunk],
+                )
         matrix = decode_matrix([blob for _, blob in rows])
         return {memory_id: matrix[row] for row, (memory_id, _) in enumerate(rows)}
 
-    def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+    def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, np.ndarray]:
         """Vectors of `model` that another of the user's memories with the same text already has
         (a merge whose draft is one of its sources, a re-import): no need to embed those again."""
         from .vectors import decode_matrix
@@ -578,21 +674,24 @@ class SqliteStore:
         hashes = list(by_hash)
         rows: list[tuple] = []
         for start in range(0, len(hashes), 500):
-            chunk = hashes[start:start + 500]
+            chunk = hashes[start : start + 500]
             rows += self._query(
                 "SELECT m.text_hash, v.vector FROM memories m INDEXED BY memories_text_hash "
                 "JOIN vectors v INDEXED BY sqlite_autoindex_vectors_1 ON v.id = m.id AND v.model = ? "
                 f"AND v.text_hash = m.text_hash WHERE m.user_id = ? AND m.text_hash IN ({', '.join('?' * len(chunk))})",
-                [model, user_id, *chunk])
+                [model, user_id, *chunk],
+            )
         matrix = decode_matrix([blob for _, blob in rows])
         return {by_hash[hashed]: matrix[row] for row, (hashed, _) in enumerate(rows)}
 
     def vector_counts(self, user_id: str, model: str, app_id: str | None = None) -> tuple[int, int]:
         """(memories with a vector of `model`, all memories) of the user, or of one project."""
         app_sql, params = ("AND m.app_id = ?", [app_id]) if app_id is not None else ("", [])
-        embedded = self._query(f"SELECT count(*) FROM vectors v JOIN memories m ON m.id = v.id AND "
-                               f"m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ? {app_sql}",
-                               [user_id, model, *params])[0][0]
+        embedded = self._query(
+            f"SELECT count(*) FROM vectors v JOIN memories m ON m.id = v.id AND "
+            f"m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ? {app_sql}",
+            [user_id, model, *params],
+        )[0][0]
         total = self._query(f"SELECT count(*) FROM memories m WHERE m.user_id = ? {app_sql}", [user_id, *params])[0][0]
         return embedded, total
 
@@ -606,13 +705,14 @@ class SqliteStore:
 
     def iter_scope(self, user_id: str, app_id: str | None, batch: int = 1000) -> Iterator[Memory]:
         """Every memory of the scope in every lifecycle state, in stable order (for export)."""
-        after: tuple[int, str] = (-(2 ** 62), "")
+        after: tuple[int, str] = (-(2**62), "")
         app_sql, app_params = ("AND app_id IS ?", [app_id]) if app_id is not None else ("", [])
         while True:
             rows = self._query(
                 f"SELECT {SELECT_COLUMNS}, created_us FROM memories WHERE user_id = ? {app_sql} "
                 "AND (created_us, id) > (?, ?) ORDER BY created_us, id LIMIT ?",
-                [user_id, *app_params, *after, batch])
+                [user_id, *app_params, *after, batch],
+            )
             if not rows:
                 return
             for row in rows:
@@ -620,51 +720,78 @@ class SqliteStore:
             after = (rows[-1][-1], rows[-1][0])
 
     def history(self, user_id: str, memory_id: str) -> list[HistoryEntry]:
-        rows = self._query("SELECT seq, memory_id, event, actor, at, before, after FROM history "
-                           "WHERE user_id = ? AND memory_id = ? ORDER BY seq", (user_id, memory_id))
+        rows = self._query(
+            "SELECT seq, memory_id, event, actor, at, before, after FROM history "
+            "WHERE user_id = ? AND memory_id = ? ORDER BY seq",
+            (user_id, memory_id),
+        )
         return [_entry(row) for row in rows]
 
     def journal_open_runs(self, user_id: str, app_id: str | None) -> list[tuple[str, str, str]]:
         """(run_id, plan JSON, resolutions JSON) of dream runs interrupted while applying."""
-        return [tuple(r) for r in self._query(
-            "SELECT run_id, plan, resolutions FROM dream_runs WHERE user_id = ? AND app_id IS ? "
-            "AND status = 'applying' ORDER BY started_at", (user_id, app_id))]
+        return [
+            tuple(r)
+            for r in self._query(
+                "SELECT run_id, plan, resolutions FROM dream_runs WHERE user_id = ? AND app_id IS ? "
+                "AND status = 'applying' ORDER BY started_at",
+                (user_id, app_id),
+            )
+        ]
 
     def journal_steps(self, run_id: str) -> dict[int, str]:
         return dict(self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,)))
 
     def dream_runs(self, user_id: str, app_id: str | None) -> list[DreamRun]:
         """The recorded runs of one project, newest first."""
-        return [run_of_row(r) for r in self._query(
-            f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE user_id = ? AND app_id IS ? "
-            "ORDER BY started_at DESC, run_id DESC", (user_id, app_id))]
+        return [
+            run_of_row(r)
+            for r in self._query(
+                f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE user_id = ? AND app_id IS ? "
+                "ORDER BY started_at DESC, run_id DESC",
+                (user_id, app_id),
+            )
+        ]
 
     def dream_run(self, user_id: str, app_id: str | None, key: str) -> DreamRun:
         """The project's run whose id is `key` or starts with it (docs/dream.md, "Runs and undo")."""
+
         def starting_with(prefix: str) -> list[str]:
-            return [r[0] for r in self._query(
-                "SELECT run_id FROM dream_runs WHERE user_id = ? AND app_id IS ? AND substr(run_id, 1, ?) = ? "
-                "ORDER BY run_id LIMIT 3", (user_id, app_id, len(prefix), prefix))]
+            return [
+                r[0]
+                for r in self._query(
+                    "SELECT run_id FROM dream_runs WHERE user_id = ? AND app_id IS ? AND substr(run_id, 1, ?) = ? "
+                    "ORDER BY run_id LIMIT 3",
+                    (user_id, app_id, len(prefix), prefix),
+                )
+            ]
 
         key = key.strip()
         run_id = pick(key, starting_with(key) if key else [], what="dream run", whats="dream runs")
-        return run_of_row(self._query(f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE run_id = ?",
-                                      (run_id,))[0])
+        return run_of_row(self._query(f"SELECT {SELECT_RUN_COLUMNS} FROM dream_runs WHERE run_id = ?", (run_id,))[0])
 
     def run_history(self, user_id: str, run_id: str) -> list[HistoryEntry]:
         """The history rows a dream run wrote (and those of its undo), in order."""
-        return [_entry(row) for row in self._query(
-            "SELECT seq, memory_id, event, actor, at, before, after FROM history "
-            "WHERE dream_run_id = ? AND user_id = ? ORDER BY seq", (run_id, user_id))]
+        return [
+            _entry(row)
+            for row in self._query(
+                "SELECT seq, memory_id, event, actor, at, before, after FROM history "
+                "WHERE dream_run_id = ? AND user_id = ? ORDER BY seq",
+                (run_id, user_id),
+            )
+        ]
 
     def last_history_seqs(self, user_id: str, ids: list[str]) -> dict[str, int]:
         """The seq of each memory's latest history row (every change writes one)."""
         found: dict[str, int] = {}
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            found.update(self._query(f"SELECT memory_id, max(seq) FROM history WHERE user_id = ? "
-                                     f"AND memory_id IN ({', '.join('?' * len(chunk))}) GROUP BY memory_id",
-                                     (user_id, *chunk)))
+            chunk = ids[start : start + 500]
+            found.update(
+                self._query(
+                    f"SELECT memory_id, max(seq) FROM history WHERE user_id = ? "
+                    f"AND memory_id IN ({', '.join('?' * len(chunk))}) GROUP BY memory_id",
+                    (user_id, *chunk),
+                )
+            )
         return found
 
 
@@ -695,14 +822,16 @@ class Writer:
         self._execute("RELEASE unit")
 
     def get(self, user_id: str, memory_id: str) -> Memory | None:
-        row = self._execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?",
-                            (memory_id, user_id)).fetchone()
+        row = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ? AND user_id = ?", (memory_id, user_id)
+        ).fetchone()
         return row_to_memory(row) if row else None
 
     def resolve_id(self, user_id: str, key: str, *, deleted: bool = False) -> str:
         """`SqliteStore.resolve_id` inside this transaction."""
-        return pick(key, _id_candidates(lambda sql, params: self._execute(sql, params).fetchall(),
-                                        user_id, key, deleted))
+        return pick(
+            key, _id_candidates(lambda sql, params: self._execute(sql, params).fetchall(), user_id, key, deleted)
+        )
 
     def find_identical(self, memory: Memory) -> Memory | None:
         """An active memory with the same text in exactly the same scope, if any."""
@@ -712,7 +841,8 @@ class Writer:
             f"SELECT {SELECT_COLUMNS} FROM memories INDEXED BY memories_text_hash "
             "WHERE user_id = ? AND text_hash = ? AND app_id IS ? "
             "AND agent_id IS ? AND run_id IS ? AND lifecycle_state = 'active' ORDER BY created_us, id LIMIT 1",
-            (memory.user_id, text_hash(memory.memory), memory.app_id, memory.agent_id, memory.run_id)).fetchone()
+            (memory.user_id, text_hash(memory.memory), memory.app_id, memory.agent_id, memory.run_id),
+        ).fetchone()
         return row_to_memory(row) if row and row[5].strip() == memory.memory.strip() else None
 
     def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list[Memory]:
@@ -721,7 +851,9 @@ class Writer:
         rows = self._execute(
             f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
             "AND json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source') = ? "
-            "ORDER BY created_us, id", (user_id, app_id, source)).fetchall()
+            "ORDER BY created_us, id",
+            (user_id, app_id, source),
+        ).fetchall()
         return [row_to_memory(r) for r in rows]
 
     def replaced_by(self, user_id: str, app_id: str | None, memory_id: str) -> list[Memory]:
@@ -729,7 +861,8 @@ class Writer:
         rows = self._execute(
             f"SELECT {SELECT_COLUMNS} FROM memories INDEXED BY memories_lifecycle WHERE user_id = ? AND app_id IS ? "
             "AND lifecycle_state IN ('merged', 'superseded') AND replacement_memory_id = ? ORDER BY id",
-            (user_id, app_id, memory_id)).fetchall()
+            (user_id, app_id, memory_id),
+        ).fetchall()
         return [row_to_memory(r) for r in rows]
 
     def exists(self, memory_id: str) -> bool:
@@ -738,8 +871,10 @@ class Writer:
     def insert(self, memory: Memory, *, event: str = "ADD", actor: str, features: object = FROM_THE_TEXT) -> Memory:
         """Insert `memory` and its history row; `features`: its `features` column value if already known."""
         marks = ", ".join("?" * len(WRITE_COLUMNS))
-        self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
-                      memory_to_row(memory, features=features))
+        self._execute(
+            f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
+            memory_to_row(memory, features=features),
+        )
         self.record(memory.user_id, memory.id, event, actor, None, memory)
         return memory
 
@@ -752,8 +887,10 @@ class Writer:
         columns = WRITE_COLUMNS if with_text else UNCHANGED_TEXT_COLUMNS
         assignments = ", ".join(f"{c} = ?" for c in columns if c != "id")
         values = [v for c, v in zip(columns, memory_to_row(after, with_text=with_text)) if c != "id"]
-        cursor = self._execute(f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ? AND version = ?",
-                               [*values, before.id, before.user_id, before.version])
+        cursor = self._execute(
+            f"UPDATE memories SET {assignments} WHERE id = ? AND user_id = ? AND version = ?",
+            [*values, before.id, before.user_id, before.version],
+        )
         if cursor.rowcount != 1:
             raise StaleWriteError(f"memory {before.id} changed since it was read")
         self.record(before.user_id, before.id, event, actor, before, after)
@@ -763,11 +900,13 @@ class Writer:
         """Store the features (`stored_features`) of memories that had none, from
         (id, text, value) triples; a memory whose text changed meanwhile is left alone. A cache:
         no version bump, no history. Returns how many rows took it."""
-        cursor = self._conn.executemany("UPDATE memories SET features = ? WHERE id = ? AND user_id = ? AND memory = ?",
-                                        ((value, memory_id, user_id, text) for memory_id, text, value in values))
+        cursor = self._conn.executemany(
+            "UPDATE memories SET features = ? WHERE id = ? AND user_id = ? AND memory = ?",
+            ((value, memory_id, user_id, text) for memory_id, text, value in values),
+        )
         return cursor.rowcount
 
-    def store_vectors(self, user_id: str, model: str, vectors: Iterable[tuple[str, str, "np.ndarray"]]) -> int:
+    def store_vectors(self, user_id: str, model: str, vectors: Iterable[tuple[str, str, np.ndarray]]) -> int:
         """Store the vector of each (id, text, vector) made by `model`, replacing any other; a
         memory whose text changed meanwhile (or is gone) is left alone. A cache: no version bump,
         no history. Returns how many were stored."""
@@ -776,31 +915,45 @@ class Writer:
         stored = 0
         for memory_id, text, vector in vectors:
             hashed = text_hash(text)
-            row = self._execute("SELECT 1 FROM memories WHERE id = ? AND user_id = ? AND text_hash = ?",
-                                (memory_id, user_id, hashed)).fetchone()
+            row = self._execute(
+                "SELECT 1 FROM memories WHERE id = ? AND user_id = ? AND text_hash = ?", (memory_id, user_id, hashed)
+            ).fetchone()
             if row is None:
                 continue
             self._execute("DELETE FROM vectors WHERE id = ?", (memory_id,))
-            self._execute("INSERT INTO vectors (id, user_id, model, text_hash, vector) VALUES (?, ?, ?, ?, ?)",
-                          (memory_id, user_id, model, hashed, encode_vector(vector)))
+            self._execute(
+                "INSERT INTO vectors (id, user_id, model, text_hash, vector) VALUES (?, ?, ?, ?, ?)",
+                (memory_id, user_id, model, hashed, encode_vector(vector)),
+            )
             stored += 1
         return stored
 
     def delete(self, before: Memory, actor: str, event: str = "DELETE") -> None:
-        cursor = self._execute("DELETE FROM memories WHERE id = ? AND user_id = ? AND version = ?",
-                               (before.id, before.user_id, before.version))
+        cursor = self._execute(
+            "DELETE FROM memories WHERE id = ? AND user_id = ? AND version = ?",
+            (before.id, before.user_id, before.version),
+        )
         if cursor.rowcount != 1:
             raise StaleWriteError(f"memory {before.id} changed since it was read")
         self.record(before.user_id, before.id, event, actor, before, None)
 
-    def record(self, user_id: str, memory_id: str, event: str, actor: str,
-               before: Memory | None, after: Memory | None) -> None:
-        self._execute("INSERT INTO history (memory_id, user_id, event, actor, at, before, after, dream_run_id) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                      (memory_id, user_id, event, actor, self.now,
-                       json.dumps(_with_version(before), ensure_ascii=False) if before else None,
-                       json.dumps(_with_version(after), ensure_ascii=False) if after else None,
-                       self.dream_run_id))
+    def record(
+        self, user_id: str, memory_id: str, event: str, actor: str, before: Memory | None, after: Memory | None
+    ) -> None:
+        self._execute(
+            "INSERT INTO history (memory_id, user_id, event, actor, at, before, after, dream_run_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                memory_id,
+                user_id,
+                event,
+                actor,
+                self.now,
+                json.dumps(_with_version(before), ensure_ascii=False) if before else None,
+                json.dumps(_with_version(after), ensure_ascii=False) if after else None,
+                self.dream_run_id,
+            ),
+        )
 
     def purge_history(self, user_id: str, memory_id: str) -> None:
         """Forget a memory's history entirely (only for the health probe's own throwaway rows)."""
@@ -810,65 +963,97 @@ class Writer:
         """Purge a deleted memory's text: every history record of it (before and after) keeps its
         fields but its text becomes PURGED_TEXT, finished dream runs' plans lose the texts as
         whole values, and a PURGE event says so. Run it in a `write(secure=True)`, then `scrub`."""
-        rows = self._execute("SELECT seq, before, after FROM history WHERE user_id = ? AND memory_id = ?",
-                             (user_id, memory_id)).fetchall()
+        rows = self._execute(
+            "SELECT seq, before, after FROM history WHERE user_id = ? AND memory_id = ?", (user_id, memory_id)
+        ).fetchall()
         texts = set()
         for seq, before, after in rows:
             for record in map(_history_record, (before, after)):
                 if record is not None and isinstance(record.get("memory"), str):
                     texts.add(record["memory"])
-            self._execute("UPDATE history SET before = ?, after = ? WHERE seq = ?",
-                          (_purged_record(before), _purged_record(after), seq))
+            self._execute(
+                "UPDATE history SET before = ?, after = ? WHERE seq = ?",
+                (_purged_record(before), _purged_record(after), seq),
+            )
         for text in texts - {PURGED_TEXT}:
             quoted = json.dumps(text, ensure_ascii=True)  # as plan_to_json writes it
-            self._execute("UPDATE dream_runs SET plan = replace(plan, ?, ?) WHERE user_id = ? "
-                          "AND status != 'applying' AND instr(plan, ?) > 0",
-                          (quoted, json.dumps(PURGED_TEXT), user_id, quoted))
+            self._execute(
+                "UPDATE dream_runs SET plan = replace(plan, ?, ?) WHERE user_id = ? "
+                "AND status != 'applying' AND instr(plan, ?) > 0",
+                (quoted, json.dumps(PURGED_TEXT), user_id, quoted),
+            )
         self.record(user_id, memory_id, PURGE_EVENT, actor, None, None)
 
     def purged(self, user_id: str, memory_id: str) -> bool:
-        return self._execute("SELECT 1 FROM history WHERE user_id = ? AND memory_id = ? AND event = ? LIMIT 1",
-                             (user_id, memory_id, PURGE_EVENT)).fetchone() is not None
+        return (
+            self._execute(
+                "SELECT 1 FROM history WHERE user_id = ? AND memory_id = ? AND event = ? LIMIT 1",
+                (user_id, memory_id, PURGE_EVENT),
+            ).fetchone()
+            is not None
+        )
 
     def optimize_search_index(self) -> None:
         """Merge the full-text index into one segment: entries of deleted rows are dropped."""
         self._execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
 
     def last_deleted(self, user_id: str, memory_id: str) -> dict | None:
-        row = self._execute("SELECT before FROM history WHERE user_id = ? AND memory_id = ? "
-                            "AND after IS NULL AND before IS NOT NULL ORDER BY seq DESC LIMIT 1",
-                            (user_id, memory_id)).fetchone()
+        row = self._execute(
+            "SELECT before FROM history WHERE user_id = ? AND memory_id = ? "
+            "AND after IS NULL AND before IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            (user_id, memory_id),
+        ).fetchone()
         return json.loads(row[0]) if row else None
 
     # -- the dream journal ------------------------------------------------------
 
-    def journal_start(self, run_id: str, user_id: str, app_id: str | None, plan_json: str,
-                      resolutions_json: str, mode: str | None = None) -> None:
-        self._execute("INSERT INTO dream_runs (run_id, user_id, app_id, started_at, status, plan, resolutions, mode) "
-                      "VALUES (?, ?, ?, ?, 'applying', ?, ?, ?)",
-                      (run_id, user_id, app_id, self.now, plan_json, resolutions_json, mode))
+    def journal_start(
+        self,
+        run_id: str,
+        user_id: str,
+        app_id: str | None,
+        plan_json: str,
+        resolutions_json: str,
+        mode: str | None = None,
+    ) -> None:
+        self._execute(
+            "INSERT INTO dream_runs (run_id, user_id, app_id, started_at, status, plan, resolutions, mode) "
+            "VALUES (?, ?, ?, ?, 'applying', ?, ?, ?)",
+            (run_id, user_id, app_id, self.now, plan_json, resolutions_json, mode),
+        )
 
     def journal_step(self, run_id: str, step: int, kind: str, outcome: str, detail: str = "") -> None:
-        self._execute("INSERT INTO dream_steps (run_id, step, kind, outcome, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
-                      (run_id, step, kind, outcome, detail, self.now))
+        self._execute(
+            "INSERT INTO dream_steps (run_id, step, kind, outcome, detail, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, step, kind, outcome, detail, self.now),
+        )
 
     def journal_finish(self, run_id: str, status: str = "done") -> None:
         """End the run, with the counts of what its journaled steps applied."""
-        counts = ", ".join(f"{column} = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id "
-                           f"AND {test})" for column, test in RUN_COUNTS.items())
-        self._execute(f"UPDATE dream_runs SET status = ?, finished_at = ?, {counts} WHERE run_id = ?",
-                      (status, self.now, run_id))
+        counts = ", ".join(
+            f"{column} = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id AND {test})"
+            for column, test in RUN_COUNTS.items()
+        )
+        self._execute(
+            f"UPDATE dream_runs SET status = ?, finished_at = ?, {counts} WHERE run_id = ?", (status, self.now, run_id)
+        )
 
     def journal_undone(self, run_id: str) -> bool:
         """Mark a finished run undone; False if it was not finished or already undone."""
-        return self._execute("UPDATE dream_runs SET undone_at = ? WHERE run_id = ? AND status = 'done' "
-                             "AND undone_at IS NULL", (self.now, run_id)).rowcount == 1
+        return (
+            self._execute(
+                "UPDATE dream_runs SET undone_at = ? WHERE run_id = ? AND status = 'done' AND undone_at IS NULL",
+                (self.now, run_id),
+            ).rowcount
+            == 1
+        )
 
 
 def _entry(row: tuple) -> HistoryEntry:
     seq, memory_id, event, actor, at, before, after = row
-    return HistoryEntry(seq, memory_id, event, actor, at,
-                        json.loads(before) if before else None, json.loads(after) if after else None)
+    return HistoryEntry(
+        seq, memory_id, event, actor, at, json.loads(before) if before else None, json.loads(after) if after else None
+    )
 
 
 def _with_version(memory: Memory) -> dict:

@@ -10,8 +10,8 @@ are appended by `seq`; a delete, noticed by the count, reloads it whole).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -61,12 +61,12 @@ class _Loaded:
             if self.buffer is not None and used:
                 grown[:used] = self.buffer[:used]
             self.buffer = grown
-        self.buffer[used:used + len(rows)] = rows
+        self.buffer[used : used + len(rows)] = rows
 
     def _matrix(self) -> np.ndarray:
         if self.buffer is None:
             return np.zeros((0, 0), dtype=np.float32)
-        return self.buffer[:len(self.ids)]
+        return self.buffer[: len(self.ids)]
 
 
 class VectorIndex:
@@ -93,8 +93,10 @@ class VectorIndex:
             return self._refresh(query)
 
     def _refresh(self, query: Query) -> tuple[list[str], np.ndarray]:
-        count, last = query("SELECT count(*), coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?",
-                            (self.user_id, self.model))[0]
+        count, last = query(
+            "SELECT count(*), coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?",
+            (self.user_id, self.model),
+        )[0]
         loaded = self._loaded
         if last < loaded.last_seq or (last == loaded.last_seq and count != loaded.count):
             loaded = self._loaded = _Loaded()  # something was deleted: start over
@@ -107,8 +109,10 @@ class VectorIndex:
 
     def _read(self, query: Query, loaded: _Loaded, last: int) -> None:
         """Add the vectors written after `loaded.last_seq`, up to `last`."""
-        rows = query("SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? AND seq <= ? "
-                     "ORDER BY seq", (self.user_id, self.model, loaded.last_seq, last))
+        rows = query(
+            "SELECT id, vector FROM vectors WHERE user_id = ? AND model = ? AND seq > ? AND seq <= ? ORDER BY seq",
+            (self.user_id, self.model, loaded.last_seq, last),
+        )
         loaded.add([r[0] for r in rows], decode_matrix([r[1] for r in rows]))
         loaded.last_seq, loaded.count = last, len(loaded.ids)
 
