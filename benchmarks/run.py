@@ -5,7 +5,7 @@
     .venv-bench/bin/python benchmarks/run.py all --no-mem0  # skip mem0ai OSS (no bench extra)
 
 Figures: search, add, page, plan, auto, mcp, import (lexical, as in v1: MEM0_EMBEDDER=none for
-the commands), and for meaning: embed, hybrid, plan-vectors, auto-vectors (on stores where every
+the commands), and for meaning: embed, hybrid, add-infer, plan-vectors, auto-vectors (on stores where every
 memory has a vector of the default model, `generate.py --vectors`). The machine is shared and noisy: every
 figure is a median (p50/p95 where the issue says so) over repeated runs, and the
 alternative is measured in the same run, so the ratio is the number to read. Where the
@@ -694,6 +694,44 @@ def bench_hybrid(args, work: Path) -> None:
         lexical.store.close()
 
 
+def bench_add_infer(args, work: Path) -> None:
+    """add_memory(infer=true) on the 10k store with vectors: the new text embedded, compared with
+    its 10 nearest memories of its type, merged or superseded at once (docs/mcp-tools.md). The
+    alternative, infer=false (store only), alternates with it text by text on the same store."""
+    path = working_copy(10000, work, vectors=True)
+    semantic = semantic_for(work)
+    caller = operations.Caller(SqliteStore(path), identity(work), actor="bench", semantic=semantic)
+    drafts = list(gen.records(100 + 400 * max(1, args.repeat), seed=99))
+    for record in drafts[:100]:  # warm: the model, the vector index, SQLite's pages
+        operations.add_memory(caller, record["memory"] + " (warm-up)", metadata=record["metadata"])
+    timings: dict[bool, list[float]] = {True: [], False: []}
+    events: dict[str, int] = {}
+    for i, record in enumerate(drafts[100:]):
+        infer = i % 2 == 0
+        started = time.perf_counter()
+        answer = operations.add_memory(caller, record["memory"], metadata=record["metadata"], infer=infer)
+        timings[infer].append(time.perf_counter() - started)
+        for result in answer["results"]:
+            events[result["event"]] = events.get(result["event"], 0) + 1
+    embeds = []
+    for record in drafts[100:200]:
+        started = time.perf_counter()
+        semantic.query_vector(record["memory"] + " (embed)")
+        embeds.append(time.perf_counter() - started)
+    p50 = ms(percentile(timings[True], 50))
+    figure = Figure("add_memory(infer=true) p50, 10k with stored vectors", "<= 15 ms", p50, "ms", ok=p50 <= 15.0)
+    figure.details["p95"] = fmt(ms(percentile(timings[True], 95)), "ms")
+    figure.details["adds"] = f"{len(timings[True])} with infer, {len(timings[False])} without, alternating"
+    figure.details["of which the new text's embedding (p50, measured alone)"] = fmt(ms(percentile(embeds, 50)), "ms")
+    figure.details["load average at the end"] = f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cpus"
+    figure.details["events"] = ", ".join(f"{k} {v}" for k, v in sorted(events.items()))
+    figure.alternative = ms(percentile(timings[False], 50))
+    figure.alternative_short = "infer=false, same store"
+    figure.alternative_label = "add_memory(infer=false) (store only, no embedding inline), alternating in the same run"
+    report(figure)
+    caller.store.close()
+
+
 def bench_plan_vectors(args, work: Path) -> None:
     n = 100000
     path = working_copy(n, work, vectors=True)
@@ -765,6 +803,7 @@ BENCHES = {
     "import": bench_import,
     "embed": bench_embed,
     "hybrid": bench_hybrid,
+    "add-infer": bench_add_infer,
     "plan-vectors": bench_plan_vectors,
     "auto-vectors": bench_auto_vectors,
 }

@@ -169,22 +169,23 @@ def test_id_is_accepted_for_memory_id_and_only_where_a_memory_id_is_taken():
     session(check)
 
 
-def test_infer_is_true_by_default_and_the_answer_says_it_is_unavailable():
+def test_infer_is_true_by_default_and_the_answer_lists_each_event():
     async def check(client, _):
         tools = await schemas(client)
         infer = tools["add_memory"].input_schema["properties"]["infer"]
-        assert infer["default"] is True and "does not infer yet" in infer["description"]
-        default = await ok(client, "add_memory", text="I like tea; my sister likes coffee")
-        plain = await ok(client, "add_memory", text="verbatim", infer=False)
-        return default, plain
+        assert infer["default"] is True and "MERGE, SUPERSEDE" in infer["description"]
+        first = await ok(client, "add_memory", text="Use PostgreSQL for auth")
+        default = await ok(client, "add_memory", text="Auth DB is PostgreSQL")
+        plain = await ok(client, "add_memory", text="Auth database is PostgreSQL", infer=False)
+        return first, default, plain
 
-    default, plain = session(check)
-    assert default["infer"] == "unavailable"
-    assert (
-        default["results"][0]["memory"] == "I like tea; my sister likes coffee"
-        and default["results"][0]["event"] == "ADD"
-    )
-    assert "infer" not in plain and plain["results"][0]["event"] == "ADD"
+    first, default, plain = session(check)
+    old, new = first["results"][0]["id"], default["results"][0]["id"]
+    assert "infer" not in default and default["results"] == [
+        {"id": new, "memory": "Auth DB is PostgreSQL", "event": "ADD"},
+        {"id": old, "memory": "Use PostgreSQL for auth", "event": "MERGE", "replacement_memory_id": new},
+    ]
+    assert "infer" not in plain and [r["event"] for r in plain["results"]] == ["ADD"]
 
 
 def test_deleting_twice_is_an_error_saying_it_was_deleted_as_the_annotation_admits():

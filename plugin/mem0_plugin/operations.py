@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from . import write_path
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
@@ -135,20 +136,24 @@ def add_memory(
         updated_at=stamp,
         immutable=bool(immutable),
     )
+    comparison = (
+        write_path.compare(caller.store, caller.semantic, memory, background=caller.background) if infer else None
+    )
+    events: list[dict[str, Any]] = []
     with caller.store.write() as writer:
         existing = writer.find_identical(memory)
         if existing is None:
             writer.insert(memory, actor=caller.actor)
+            if comparison is not None:
+                write_path.store_vector(writer, memory, comparison)
+                events = write_path.retire(writer, memory, comparison, caller.actor)
     result = existing or memory
-    if existing is None:
+    if existing is None and (comparison is None or comparison.vector is None):
         _embed_later(caller, [memory.id])
-    answer: dict[str, Any] = {
+    return {
         "status": "SUCCEEDED",
-        "results": [{"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}],
+        "results": [{"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events],
     }
-    if infer:
-        answer["infer"] = "unavailable"
-    return answer
 
 
 def get_memories(

@@ -4,8 +4,9 @@ on first need, and what to do when there is none (docs/embeddings.md).
 `Semantic` never raises for a missing or broken model: the first failure turns it off for
 the rest of the process, and one line on stderr says so
 (``mem0: semantic matching is off (<reason>); see mem0-health``). Everything then works
-lexically. It is the one place that writes vectors into the store (`backfill`), always
-after the memory's own write has committed: never on a write's critical path.
+lexically. It writes vectors into the store (`backfill`) after the memory's own write has
+committed: never on a plain write's critical path. (The write path of `add_memory(infer=true)`
+embeds the new text here and stores its vector with the memory: `write_path`.)
 """
 
 from __future__ import annotations

@@ -63,9 +63,10 @@ Infer = Annotated[
     bool,
     Field(
         description=(
-            "mem0's fact extraction by a language model. This server does not infer yet: the text is "
-            'always stored as given, and with infer=true the answer says "infer": "unavailable". '
-            "Pass false to store verbatim without that note."
+            "Compare the new text with at most 10 similar memories of its project and type; where the "
+            "rules are certain, an old memory is merged into the new one or superseded by it at once, "
+            "and results list each event (ADD, NOOP, MERGE, SUPERSEDE). The text is always stored as "
+            "given (no language model extracts facts). Pass false to only store."
         )
     ),
 ]

@@ -500,16 +500,36 @@ class SqliteStore:
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
+    def nearest(
+        self,
+        user_id: str,
+        vector: np.ndarray,
+        model: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        top_k: int = 10,
+    ) -> list[tuple[Memory, float]]:
+        """The `top_k` memories in scope whose stored vectors of `model` are nearest to `vector`,
+        with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
+        with self._lock:
+            view = self._view()
+        ids, matrix = self.vector_index(user_id, model).current(self._query, view)
+        sql, params = self._where(user_id, where, mode)
+        return [
+            (memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)
+        ]
+
     def _nearest_in_scope(
         self, ids: list[str], matrix: np.ndarray, query_vector: np.ndarray, sql: str, params: list, wanted: int
     ) -> list[tuple[Memory, float, str]]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
         read through the scope's SQL, widening fourfold until enough are in scope."""
-        from .vectors import top_matches
+        from .vectors import similarities, top_scores
 
         limit = 2 * wanted  # room for some out of scope (other projects, merged ...)
+        scores = similarities(matrix, query_vector)  # once: widening only ranks more of them
         while True:
-            matches = top_matches(matrix, query_vector, limit)
+            matches = top_scores(scores, limit)
             kept: list[tuple[Memory, float, str]] = []
             for start in range(0, len(matches), 500):
                 chunk = matches[start : start + 500]
@@ -833,6 +853,15 @@ class Writer:
             "AND json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source') = ? "
             "ORDER BY created_us, id",
             (user_id, app_id, source),
+        ).fetchall()
+        return [row_to_memory(r) for r in rows]
+
+    def replaced_by(self, user_id: str, app_id: str | None, memory_id: str) -> list[Memory]:
+        """The merged or superseded memories of one project that point at `memory_id`."""
+        rows = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories INDEXED BY memories_lifecycle WHERE user_id = ? AND app_id IS ? "
+            "AND lifecycle_state IN ('merged', 'superseded') AND replacement_memory_id = ? ORDER BY id",
+            (user_id, app_id, memory_id),
         ).fetchall()
         return [row_to_memory(r) for r in rows]
 

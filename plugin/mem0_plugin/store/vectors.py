@@ -31,12 +31,14 @@ def decode_matrix(blobs: Sequence[bytes]) -> np.ndarray:
 
 @dataclass
 class _Loaded:
+    """The rows read so far, in a buffer with room to grow: appending the vector of each new
+    memory (one per write) copies only that row, not the whole matrix."""
+
     last_seq: int = 0
     count: int = 0
     ids: list[str] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict)
-    chunks: list[np.ndarray] = field(default_factory=list)
-    matrix: np.ndarray | None = None
+    buffer: np.ndarray | None = None
 
     def add(self, ids: list[str], matrix: np.ndarray) -> None:
         """Append the rows of new ids (as one block); a rewritten id's row is replaced in place."""
@@ -50,16 +52,21 @@ class _Loaded:
                 self.ids.append(memory_id)
                 new.append(row)
         if new:
-            self.chunks.append(matrix[new])
+            self._append(matrix[new])
+
+    def _append(self, rows: np.ndarray) -> None:
+        used = len(self.ids) - len(rows)
+        if self.buffer is None or self.buffer.shape[1] != rows.shape[1] or len(self.buffer) < used + len(rows):
+            grown = np.empty((max(used + len(rows), used + used // 2 + 16), rows.shape[1]), dtype=np.float32)
+            if self.buffer is not None and used:
+                grown[:used] = self.buffer[:used]
+            self.buffer = grown
+        self.buffer[used : used + len(rows)] = rows
 
     def _matrix(self) -> np.ndarray:
-        if self.chunks:
-            parts = ([self.matrix] if self.matrix is not None else []) + self.chunks
-            self.matrix = np.ascontiguousarray(np.vstack(parts))
-            self.chunks = []
-        if self.matrix is None:
-            self.matrix = np.zeros((0, 0), dtype=np.float32)
-        return self.matrix
+        if self.buffer is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self.buffer[: len(self.ids)]
 
 
 class VectorIndex:
@@ -114,7 +121,23 @@ def top_matches(matrix: np.ndarray, query_vector: np.ndarray, limit: int) -> lis
     """(row, cosine) of the `limit` rows most similar to `query_vector`, best first."""
     if matrix.size == 0 or limit <= 0:
         return []
-    scores = matrix @ np.asarray(query_vector, dtype=np.float32)
+    return top_scores(similarities(matrix, query_vector), limit)
+
+
+def similarities(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """The cosine of every row with `query_vector` (all unit vectors), empty for no rows.
+    numpy's own loop, not BLAS: OpenBLAS's threads keep spinning after a call and take the
+    cores from the embedding model that runs next (twice its time on 2 cores), for a scan that
+    is bound by memory anyway."""
+    if matrix.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    return np.einsum("ij,j->i", matrix, np.asarray(query_vector, dtype=np.float32), optimize=False)
+
+
+def top_scores(scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+    """(row, score) of the `limit` highest `scores`, best first (ties by row)."""
+    if scores.size == 0 or limit <= 0:
+        return []
     if limit < len(scores):
         chosen = np.argpartition(-scores, limit - 1)[:limit]
     else:
