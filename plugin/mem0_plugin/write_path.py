@@ -27,6 +27,7 @@ from .features import TextFeatures
 from .filters import compile_filters
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .store import ReadMode, SqliteStore
+from .stored_features import decode_for
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,7 +66,9 @@ def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *, ba
         return Comparison([], vector, model)
     newer = analysed(memory)
     retirements = []
-    for old, cosine in similar(store, memory, vector, model):
+    candidates = similar(store, memory, vector, model)
+    _remember_stored_features(store, memory.user_id, [old for old, _ in candidates])
+    for old, cosine in candidates:
         state = decide(old, newer, cosine)
         if state is not None:
             retirements.append(Retirement(old, state, cosine))
@@ -121,6 +124,18 @@ def decide(old: Memory, newer, cosine: float | None) -> str | None:
 
 _FEATURES: dict[str, TextFeatures] = {}  # texts' features, read once per process (a bounded cache)
 FEATURES_KEPT = 4096
+
+
+def _remember_stored_features(store: SqliteStore, user_id: str, memories: list[Memory]) -> None:
+    """Put the candidates' stored features (valid for their texts) in the cache, so that
+    `decide` need not read their texts again."""
+    cache = _read_texts()
+    missing = [m for m in memories if m.memory not in cache]
+    stored = store.features_of(user_id, [m.id for m in missing])
+    for memory in missing:
+        features = decode_for(stored.get(memory.id), memory.memory)
+        if features is not None:
+            cache[memory.memory] = features
 
 
 def _read_texts() -> dict[str, TextFeatures]:

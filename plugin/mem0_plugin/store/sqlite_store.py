@@ -441,6 +441,19 @@ class SqliteStore:
         features = tuple(row[-2] for row in rows) if with_features else ()
         return Page(pager.count, page, page_size, tuple(row_to_memory(r) for r in rows), features)
 
+    def features_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The stored `features` column (`stored_features`) of these memories of the user, by id,
+        where one is stored (read by primary key)."""
+        if not memory_ids or not self._has_features_column():
+            return {}
+        marks = ", ".join("?" * len(memory_ids))
+        rows = self._query(
+            f"SELECT id, features FROM memories INDEXED BY sqlite_autoindex_memories_1 "
+            f"WHERE id IN ({marks}) AND user_id = ? AND features IS NOT NULL",  # by primary key
+            [*memory_ids, user_id],
+        )
+        return dict(rows)
+
     def _has_features_column(self) -> bool:
         if self._features_column is None:
             self._features_column = any(row[1] == "features" for row in self._query("PRAGMA table_info(memories)"))
