@@ -435,8 +435,10 @@ def test_plan_json_shape(dream, base, tmp_path):
         "conflicts",
         "prunes",
         "supersedes",
+        "candidates",
         "fingerprints",
     ]
+    assert plan["candidates"] == []  # lexical: no pair is put to a judge
     assert plan["version"] == 1 and plan["user_id"] == "alice" and plan["project_id"] == "acme-api"
     assert plan["generated_at"] == NOW
     assert plan["policy"] == {"compact_summary": 90, "session_state": 90}

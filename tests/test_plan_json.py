@@ -71,6 +71,7 @@ EXPECTED = {
             "text": "The API now listens on port 5433",
         }
     ],
+    "candidates": [],
     "fingerprints": {"c1": "1", "c2": "7", "m1": "2", "m2": "4", "p1": "1", "s1": "1", "s2": "1"},
 }
 

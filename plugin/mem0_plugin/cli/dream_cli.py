@@ -15,9 +15,10 @@ from datetime import datetime
 from pathlib import Path
 
 from ..dream import report
-from ..dream.apply import ApplyOutcome, apply_plan, recover
+from ..dream.apply import ApplyOutcome, apply_plan, check_answers, recover
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
+from ..dream.judging import answered_plan
 from ..dream.pipeline import make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
@@ -179,10 +180,12 @@ def _load_plan(path: str, identity: Identity) -> Plan:
 
 def cmd_apply(args, identity: Identity) -> int:
     plan = _load_plan(args.apply, identity)
-    resolutions = parse_resolutions(plan, args.resolve or [])
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
         _recover(store, identity)
+        check_answers(store, plan)  # a judge's answers: refused before anything is written
+        plan = answered_plan(plan)
+        resolutions = parse_resolutions(plan, args.resolve or [])
         if not args.yes:
             if plan.is_empty:
                 term.line(report.NO_PROPOSALS)

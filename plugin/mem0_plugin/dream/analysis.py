@@ -30,6 +30,8 @@ Precedence: each memory takes part in at most one action
        merged this run; the conflict is proposed on the next run, against the merge);
     4. low-confidence prunes, among memories in no other action;
     5. last, each conflict whose newer text alone marks the change becomes a supersede.
+    With vectors, the pairs close in meaning that no rule decided and no action names become
+    ``candidates`` for a judge (`judging`): at most 50, most similar first.
 
 Plan order: merges, conflicts and supersedes by (type, ids of the conflict they came from); prunes by (type, oldest first, id);
 ids inside a merge oldest first; a conflict's A is its likely winner. ``fingerprints``
@@ -58,8 +60,9 @@ from ..records import ACTIVE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
 from .analysed import AnalysedMemory, analysed
 from .conflicts import find_conflicts
+from .judging import open_candidates
 from .merging import find_merges
-from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
+from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .pruning import low_confidence_prune, retention_prune
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .retention import valid_entries
@@ -190,6 +193,7 @@ def _analyse(
             conflicts += found
             taken |= {memory_id for conflict in found for memory_id in conflict.ids}
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
+    candidates = open_candidates(judged, taken | {p.id for p in prunes})
     conflicts, supersedes = split_supersedes(
         sorted(conflicts, key=lambda c: (c.type, c.ids)), {item.id: item for item in items}
     )
@@ -204,7 +208,8 @@ def _analyse(
         conflicts=tuple(conflicts),
         prunes=tuple(sorted(prunes, key=lambda p: (p.type, -p.age_days, p.id))),
         supersedes=tuple(supersedes),
-        fingerprints=_fingerprints(items, merges, conflicts, prunes, supersedes),
+        candidates=tuple(candidates),
+        fingerprints=_fingerprints(items, merges, conflicts, prunes, supersedes, candidates),
     )
 
 
@@ -239,7 +244,8 @@ def _fingerprints(
     conflicts: Sequence[ConflictAction],
     prunes: Sequence[PruneAction],
     supersedes: Sequence[SupersedeAction],
+    candidates: Sequence[Candidate],
 ) -> dict[str, str]:
     named = {i for m in merges for i in m.ids} | {i for c in conflicts for i in c.ids} | {p.id for p in prunes}
-    named |= {i for s in supersedes for i in s.ids}
+    named |= {i for s in supersedes for i in s.ids} | {i for c in candidates for i in c.ids}
     return {item.id: str(item.memory.version) for item in items if item.id in named}

@@ -32,18 +32,19 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from filelock import FileLock
 
-from ..errors import InvalidInputError, StaleWriteError, StoreError
+from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError, StoreError
 from ..identity import Identity
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store import SqliteStore
 from ..store.sqlite_store import Writer
 from .analysis import takes_part
+from .judging import answered
 from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, plan_from_json, plan_to_json
 
 ACTOR = "mem0-dream"
@@ -86,9 +87,14 @@ def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
 
 def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] | str:
     """The memories as they are now, or why the action must be skipped."""
+    return _as_planned(writer.get, plan, ids)
+
+
+def _as_planned(get: Callable[[str, str], Memory | None], plan: Plan, ids: tuple[str, ...]) -> list[Memory] | str:
+    """The memories `get` finds now, or why they cannot be acted on as the plan says."""
     found = []
     for memory_id in ids:
-        memory = writer.get(plan.user_id, memory_id)
+        memory = get(plan.user_id, memory_id)
         if memory is None:
             return f"{memory_id} no longer exists"
         if memory.app_id != plan.project_id:  # an edited plan must not reach another project
@@ -102,6 +108,28 @@ def _current(writer: Writer, plan: Plan, ids: tuple[str, ...]) -> list[Memory] |
             return f"{memory_id} is immutable, pinned, excluded from dream or dream's reminder"
         found.append(memory)
     return found
+
+
+def check_answers(store: SqliteStore, plan: Plan) -> None:
+    """Refuse, before anything is written, a judge's answer about memories that are not as the
+    plan showed them: gone, changed (fingerprints), protected, or with another text than the
+    candidate's (docs/dream.md, "Candidates"). One `PlanError` line names the candidate."""
+
+    def get(user_id: str, memory_id: str) -> Memory | None:
+        try:
+            return store.get(user_id, memory_id)
+        except NotFoundError:
+            return None
+
+    for index, candidate in enumerate(plan.candidates):
+        if not answered(candidate):
+            continue
+        current = _as_planned(get, plan, candidate.ids)
+        if isinstance(current, str):
+            raise PlanError(f"plan: candidates[{index}] cannot be applied: {current}")
+        for memory, text in zip(current, candidate.texts):
+            if memory.memory != text:
+                raise PlanError(f"plan: candidates[{index}].texts do not match memory {memory.id}")
 
 
 def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> None:

@@ -337,6 +337,25 @@ def relation(
     return None
 
 
+def open_question(
+    older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings | None = None
+) -> str | None:
+    """What to ask a judge about a pair `relation` left alone (docs/dream.md, "Candidates"):
+    "supersede" when the newer text alone marks a change, "conflict" when one text only is
+    negated, "merge" when the two are close (LOW_MERGE_COSINE); None: not worth asking.
+    Records of events never conflict, so they are only asked about merging."""
+    if cosine < CONFLICT_COSINE:
+        return None
+    event = older.type in EVENT_TYPES
+    if not event:
+        a, b = reading_of(older, readings), reading_of(newer, readings)
+        if b.marked and not a.marked:
+            return "supersede"
+        if a.negated != b.negated:
+            return "conflict"
+    return "merge" if cosine >= LOW_MERGE_COSINE else None
+
+
 def _one_holds_all(a: Reading, b: Reading) -> bool:
     """One text holds every literal of the other (so the draft can keep them all)."""
     literals_a, literals_b = literal_values(a), literal_values(b)

@@ -26,6 +26,8 @@ PLAN_VERSION = 1
 REASON_RETENTION = "retention"
 REASON_LOW_CONFIDENCE = "low_confidence"
 PRUNE_REASONS = (REASON_RETENTION, REASON_LOW_CONFIDENCE)
+QUESTIONS = ("merge", "supersede", "conflict")  # what a candidate asks its judge
+DECISIONS = ("merge", "supersede", "conflict", "leave")  # what a judge may answer
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,22 @@ class SupersedeAction:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """A pair the rules could not decide, put to a judge (the agent running dream; docs/dream.md,
+    "Candidates"). Its answer is `decision` (with `merged_text` for a merge, `winner` for a
+    supersede); None: not answered, which is the same as "leave"."""
+
+    ids: tuple[str, str]  # (older, newer)
+    type: str
+    texts: tuple[str, str]  # their texts as fetched, in the order of `ids`
+    similarity: float
+    question: str  # one of QUESTIONS
+    decision: str | None = None  # one of DECISIONS
+    merged_text: str | None = None
+    winner: str | None = None
+
+
+@dataclass(frozen=True)
 class PruneAction:
     id: str
     type: str
@@ -83,6 +101,7 @@ class Plan:
     conflicts: tuple[ConflictAction, ...] = ()
     prunes: tuple[PruneAction, ...] = ()
     supersedes: tuple[SupersedeAction, ...] = ()
+    candidates: tuple[Candidate, ...] = ()  # pairs for a judge: no action until answered
     fingerprints: dict[str, str] = field(default_factory=dict)
 
     __hash__ = None  # type: ignore[assignment]  # it holds dicts
@@ -90,12 +109,12 @@ class Plan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", dict(self.policy))
         object.__setattr__(self, "fingerprints", dict(self.fingerprints))
-        for name in ("merges", "conflicts", "prunes", "supersedes"):
+        for name in ("merges", "conflicts", "prunes", "supersedes", "candidates"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
     def is_empty(self) -> bool:
-        """No merge, supersede, conflict or prune proposed."""
+        """No merge, supersede, conflict or prune proposed (open candidates propose nothing)."""
         return not (self.merges or self.supersedes or self.conflicts or self.prunes)
 
     @property
@@ -131,6 +150,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "conflicts": [_conflict_dict(c) for c in plan.conflicts],
         "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason} for p in plan.prunes],
         "supersedes": [_supersede_dict(s) for s in plan.supersedes],
+        "candidates": [_candidate_dict(c) for c in plan.candidates],
         "fingerprints": dict(sorted(plan.fingerprints.items())),
     }
 
@@ -151,6 +171,21 @@ def _supersede_dict(supersede: SupersedeAction) -> dict[str, Any]:
     shown: dict[str, Any] = {"old": supersede.old, "new": supersede.new, "reason": supersede.reason}
     if supersede.text is not None:
         shown["text"] = supersede.text
+    return shown
+
+
+def _candidate_dict(candidate: Candidate) -> dict[str, Any]:
+    shown: dict[str, Any] = {
+        "ids": list(candidate.ids),
+        "type": candidate.type,
+        "texts": list(candidate.texts),
+        "similarity": candidate.similarity,
+        "question": candidate.question,
+    }
+    for key in ("decision", "merged_text", "winner"):  # a judge's answer, once given
+        value = getattr(candidate, key)
+        if value is not None:
+            shown[key] = value
     return shown
 
 

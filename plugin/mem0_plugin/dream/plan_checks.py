@@ -7,7 +7,8 @@ field: ``plan: merges[2].similarity must be a number from 0 to 1``.
 Each field type carries the sentence said when it is wrong (`_says`), so a wrong value
 reads the same whatever pydantic found wrong with it (type, range, blank, duplicate).
 Every key is required and no other key is allowed (a conflict's ``texts``, a supersede's
-``text`` and the plan's ``supersedes`` are optional: plans written before them still read).
+``text`` and the plan's ``supersedes`` and ``candidates`` are optional: plans written before them
+still read; so are a candidate's answer keys ``decision``, ``merged_text`` and ``winner``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,18 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from ..errors import InvalidInputError, PlanError
 from ..records import MAX_TEXT_CHARS
 from ..timeutil import parse_timestamp
-from .plan import PLAN_VERSION, PRUNE_REASONS, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
+from .plan import (
+    DECISIONS,
+    PLAN_VERSION,
+    PRUNE_REASONS,
+    QUESTIONS,
+    Candidate,
+    ConflictAction,
+    MergeAction,
+    Plan,
+    PruneAction,
+    SupersedeAction,
+)
 from .retention import POLICY_SOURCES
 
 FIELD = "plan_field"  # an error about one field: "plan: <path> <message>"
@@ -123,11 +135,15 @@ if TYPE_CHECKING:  # what the checker sees; pydantic reads the annotated forms b
     IdPair = list[str]
     PolicySource = str
     PruneReason = str
+    Question = str
+    Decision = str
 else:
     MemoryIds = _memory_ids(2)
     IdPair = _memory_ids(2, exactly=True)
     PolicySource = _one_of(POLICY_SOURCES)
     PruneReason = _one_of(PRUNE_REASONS)
+    Question = _one_of(QUESTIONS)
+    Decision = _one_of(DECISIONS)
 
 
 class _Strict(BaseModel):
@@ -217,6 +233,50 @@ class SupersedeItem(_Strict):
         return SupersedeAction(old=self.old, new=self.new, reason=self.reason, text=self.text)
 
 
+class CandidateItem(_Strict):
+    """A pair put to a judge, with the judge's answer once given (docs/dream.md, "Candidates")."""
+
+    ids: IdPair
+    type: Text
+    texts: Annotated[list[MemoryText], Field(min_length=2, max_length=2), _says("must be a list of 2 texts")]
+    similarity: Annotated[Fraction, _says("must be a number from 0 to 1")]
+    question: Question
+    decision: Decision | None = None
+    merged_text: Annotated[MemoryText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
+    winner: Annotated[Text | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
+
+    @model_validator(mode="after")
+    def _answer_complete(self) -> CandidateItem:
+        """A merge keeps every literal of both texts; a supersede names one of the two as winner."""
+        from .judging import lost_literal  # the text rules load only when a candidate is read
+
+        if self.merged_text is not None and self.decision != "merge":
+            raise _fails("has a merged_text but its decision is not merge")
+        if self.winner is not None and self.decision != "supersede":
+            raise _fails("has a winner but its decision is not supersede")
+        if self.decision == "merge":
+            if self.merged_text is None:
+                raise _fails("decision merge needs a merged_text")
+            lost = lost_literal(self.merged_text, self.texts)
+            if lost is not None:
+                raise _fails(f"merged_text drops {lost!r} of its texts (a merge keeps every literal)")
+        if self.decision == "supersede" and self.winner not in self.ids:
+            raise _fails("decision supersede needs a winner that is one of its ids")
+        return self
+
+    def candidate(self) -> Candidate:
+        return Candidate(
+            ids=(self.ids[0], self.ids[1]),
+            type=self.type,
+            texts=(self.texts[0], self.texts[1]),
+            similarity=self.similarity,
+            question=self.question,
+            decision=self.decision,
+            merged_text=self.merged_text,
+            winner=self.winner,
+        )
+
+
 class PlanFile(_Strict):
     """The plan JSON that `plan_to_json` writes, key for key."""
 
@@ -231,6 +291,7 @@ class PlanFile(_Strict):
     conflicts: list[ConflictItem]
     prunes: list[PruneItem]
     supersedes: list[SupersedeItem] = []  # absent in plans written before supersedes
+    candidates: list[CandidateItem] = []  # absent in plans written before candidates
     fingerprints: dict[str, Annotated[str, _says("must be a string")]]
 
     @model_validator(mode="after")
@@ -241,6 +302,14 @@ class PlanFile(_Strict):
         for memory_id in self.memory_ids():
             if memory_id in seen:
                 raise PydanticCustomError(WHOLE, "memory {id} appears in more than one action", {"id": repr(memory_id)})
+            seen.add(memory_id)
+        for memory_id in [i for c in self.candidates for i in c.ids]:
+            if memory_id in seen:
+                raise PydanticCustomError(
+                    WHOLE,
+                    "memory {id} of a candidate appears in an action or another candidate",
+                    {"id": repr(memory_id)},
+                )
             seen.add(memory_id)
         missing = sorted(seen - set(self.fingerprints))
         if missing:
@@ -269,6 +338,7 @@ class PlanFile(_Strict):
             conflicts=tuple(c.action() for c in self.conflicts),
             prunes=tuple(p.action() for p in self.prunes),
             supersedes=tuple(s.action() for s in self.supersedes),
+            candidates=tuple(c.candidate() for c in self.candidates),
             fingerprints=self.fingerprints,
         )
 

@@ -17,17 +17,19 @@ from itertools import combinations
 import numpy as np
 
 from .analysed import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, relation
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, open_question, relation
 from .neighbours import similar_vector_pairs
 from .plan import ConflictAction, MergeAction
 from .topics import conflict_topic
 
-Judged = tuple[float, AnalysedMemory, AnalysedMemory, str]  # (cosine, older, newer, relation)
+# (cosine, older, newer, relation, question): a relation the rules decided, or None and what
+# a judge could be asked about the pair (`meaning.open_question`)
+Judged = tuple[float, AnalysedMemory, AnalysedMemory, str | None, str | None]
 
 
 def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarray]) -> list[Judged]:
-    """Every pair of `items` with a vector whose cosine reaches a rule's threshold, judged;
-    most similar first."""
+    """Every pair of `items` with a vector whose cosine reaches a rule's threshold, judged
+    (those left alone only when there is something to ask about them); most similar first."""
     with_vectors = [item for item in items if item.id in vectors]
     floor = min(MERGE_COSINE, CONFLICT_COSINE)
     judged: list[Judged] = []
@@ -38,16 +40,17 @@ def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarr
             (with_vectors[i], with_vectors[j]) if order[i] <= order[j] else (with_vectors[j], with_vectors[i])
         )
         kind = relation(older, newer, cosine, readings)
-        if kind is not None:
-            judged.append((cosine, older, newer, kind))
+        question = None if kind is not None else open_question(older, newer, cosine, readings)
+        if kind is not None or question is not None:
+            judged.append((cosine, older, newer, kind, question))
     judged.sort(key=lambda j: (-j[0], j[1].id, j[2].id))
     return judged
 
 
 def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:
-    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind in judged if kind == "merge"}  # the merge pairs
+    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind, _ in judged if kind == "merge"}  # the merge pairs
     group_of: dict[str, list[AnalysedMemory]] = {}
-    for _, older, newer, kind in judged:
+    for _, older, newer, kind, _ in judged:
         if kind != "merge":
             continue
         group_a, group_b = group_of.get(older.id), group_of.get(newer.id)
@@ -91,7 +94,7 @@ def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) ->
 def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str]) -> list[ConflictAction]:
     actions: list[ConflictAction] = []
     used = set(taken)
-    for _, older, newer, kind in judged:
+    for _, older, newer, kind, _ in judged:
         if kind != "conflict" or older.id in used or newer.id in used:
             continue
         used.update((older.id, newer.id))
