@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 from dream_support import NOW, export, export_text, make_project, record, summary, uid, update_text, write_jsonl
+from mem0_plugin.dream.analysed import analysed
+from mem0_plugin.dream.judging import MAX_CANDIDATES, open_candidates
+from mem0_plugin.dream.meaning import open_question
+from mem0_plugin.records import Memory
 
 E2E_OLD, E2E_NEW = uid(1), uid(2)  # a condition only one has: the rules leave them alone (cosine ≈ 0.85)
 STAGE_OLD, STAGE_NEW = uid(3), uid(4)  # a condition again (cosine ≈ 0.79)
@@ -224,3 +228,45 @@ def test_plans_without_candidates_still_apply(run_cli, tmp_path, mem0_home):
     del plan["candidates"]
     done = run_cli("mem0-dream", "--apply", str(write_plan(tmp_path, plan)), "--yes", "--now", NOW, cwd=str(project))
     assert done.stdout.strip() == summary(1, 0, 0, 0), done.stderr
+
+
+def _item(number: int, text: str = "Use the staging cluster for load tests", type_: str = "convention"):
+    stamp = f"2026-01-{number % 28 + 1:02d}T10:00:00+00:00"
+    return analysed(Memory(id=f"m{number:03d}", memory=text, user_id="u", metadata={"type": type_}, created_at=stamp))
+
+
+@pytest.mark.parametrize(
+    "older, newer, cosine, question",
+    [
+        ("Use the staging cluster", "Use the staging cluster only on weekends", 0.79, "merge"),
+        ("Use the staging cluster", "Use the staging cluster only on weekends", 0.69, None),
+        ("The API uses JWT tokens", "The API now uses session cookies", 0.55, "supersede"),
+        ("Cache the catalog in Redis", "Never cache the catalog in Redis", 0.55, "conflict"),
+        ("Cache the catalog in Redis", "Never cache the catalog in Redis", 0.49, None),
+    ],
+)
+def test_what_a_judge_is_asked(older, newer, cosine, question):
+    assert open_question(_item(1, older), _item(2, newer), cosine) == question
+
+
+def test_events_are_only_asked_about_merging():
+    crashed, fixed = (
+        _item(1, "The importer crashed on empty files", "bug_fix"),
+        _item(2, "The importer no longer crashes", "bug_fix"),
+    )
+    assert open_question(crashed, fixed, 0.6) is None
+    assert open_question(crashed, fixed, 0.75) == "merge"
+
+
+def test_candidates_are_capped_best_first_and_name_each_memory_once():
+    items = [_item(i) for i in range(2 * MAX_CANDIDATES + 10)]
+    pairs = [(0.7 + i / 1000, items[2 * i], items[2 * i + 1], None, "merge") for i in range(MAX_CANDIDATES + 5)]
+    pairs += [(0.99, items[0], items[3], None, "merge"), (0.98, items[4], items[5], "merge", None)]
+    found = open_candidates({"convention": pairs}, taken={items[1].id})
+    assert len(found) == MAX_CANDIDATES
+    assert found[0].ids == (items[0].id, items[3].id)  # the most similar first; m001 is taken
+    assert all(c.similarity >= 0.71 for c in found) and [c.similarity for c in found] == sorted(
+        (c.similarity for c in found), reverse=True
+    )
+    named = [i for c in found for i in c.ids]
+    assert len(named) == len(set(named)) and items[4].id not in named  # a decided pair is not asked about

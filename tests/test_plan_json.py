@@ -6,7 +6,9 @@ import copy
 import json
 
 import pytest
+from mem0_plugin.dream.judging import answered_plan
 from mem0_plugin.dream.plan import (
+    Candidate,
     ConflictAction,
     MergeAction,
     Plan,
@@ -135,6 +137,35 @@ def test_a_plan_written_before_supersedes_still_reads():
     data = copy.deepcopy(EXPECTED)
     del data["supersedes"]
     assert plan_from_json(json.dumps(data)).supersedes == ()
+
+
+def test_candidates_and_their_answers_round_trip_and_become_actions():
+    data = copy.deepcopy(EXPECTED)
+    texts = ["Use the staging cluster for load tests", "Use the staging cluster for load tests on v2.1"]
+    asked = {"ids": ["j1", "j2"], "type": "convention", "texts": texts, "similarity": 0.81, "question": "merge"}
+    data["candidates"] = [
+        asked,
+        {**asked, "ids": ["j3", "j4"], "decision": "merge", "merged_text": texts[1]},
+        {**asked, "ids": ["j5", "j6"], "decision": "supersede", "winner": "j5"},
+        {**asked, "ids": ["j7", "j8"], "decision": "conflict"},
+        {**asked, "ids": ["j9", "j0"], "decision": "leave"},
+    ]
+    data["fingerprints"].update({f"j{i}": "1" for i in range(10)})
+    plan = plan_from_json(json.dumps(data))
+    assert plan.candidates[0] == Candidate(("j1", "j2"), "convention", tuple(texts), 0.81, "merge")
+    assert json.loads(plan_to_json(plan))["candidates"] == data["candidates"]
+    applied = answered_plan(plan)
+    assert applied.candidates == ()
+    assert applied.merges[-1] == MergeAction(("j3", "j4"), "convention", texts[1], None, 0.81)
+    assert applied.supersedes[-1] == SupersedeAction(old="j6", new="j5", reason="judged", text=texts[0])
+    assert (applied.conflicts[-1].ids, applied.conflicts[-1].likely_winner) == (("j8", "j7"), "j8")
+    assert len(applied.memory_ids) == len(plan.memory_ids) + 6  # "leave" and no decision: nothing
+
+
+def test_a_plan_written_before_candidates_still_reads():
+    data = copy.deepcopy(EXPECTED)
+    del data["candidates"]
+    assert plan_from_json(json.dumps(data)).candidates == ()
 
 
 def test_a_supersede_without_its_text_round_trips():
