@@ -62,6 +62,12 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         ("SNOWFLAKE_ACCOUNT is read from the environment", "SNOWFLAKE_ROLE is read from the environment", 0.9, None),
         ("Enable reactStrictMode in next.config.js.", "Keep reactStrictMode off in next.config.js.", 0.75, "conflict"),
+        # the same sentence about another thing: left to a judge, never merged
+        ("Alice owns the billing service", "Bob owns the billing service", 0.80, None),
+        ("The orders table is partitioned by month", "The invoices table is partitioned by month", 0.78, None),
+        # ... but a plural or a synonym of the predicate in that one place is the same fact
+        ("Run the unit tests with pytest", "Run the unit test with pytest", 0.97, "merge"),
+        ("Maria reviews all database migrations", "Database migrations are reviewed by Maria", 0.95, "merge"),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

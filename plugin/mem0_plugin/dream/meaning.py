@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
-from ..lexicon import EVENT_TYPES, WEAK_WORDS
+from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
 from ..text import fold_plural, has_unspaced, words
 from .analysed import AnalysedMemory
 
@@ -324,6 +324,7 @@ def relation(
         and (cosine >= MERGE_COSINE or shared_evidence(a, b))
         and _one_holds_all(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
+        and not subject_swapped(a, b)
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
@@ -354,6 +355,23 @@ def open_question(
         if a.negated != b.negated:
             return "conflict"
     return "merge" if cosine >= LOW_MERGE_COSINE else None
+
+
+def subject_swapped(a: Reading, b: Reading) -> bool:
+    """The same sentence about another thing: the two texts' words line up one to one and
+    differ in exactly one place, where two different content words stand ("Alice owns the
+    billing service" / "Bob owns the billing service"). Not a merge: a judge may call it a
+    change of owner or two facts (docs/dream.md, "Candidates")."""
+    left, right = words(a.text), words(b.text)
+    if len(left) != len(right) or len(left) < 3:
+        return False
+    differing = [(x, y) for x, y in zip(left, right) if x != y]
+    if len(differing) != 1:
+        return False
+    x, y = differing[0]
+    if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
+        return False  # a plural, a synonym of the predicate, a function word: the same fact
+    return x.isalpha() and y.isalpha()  # numbers and identifiers are the literal rules' business
 
 
 def _one_holds_all(a: Reading, b: Reading) -> bool:
