@@ -230,6 +230,9 @@ def test_auto_applies_the_supersede_and_the_old_memory_stays_readable(dream, see
     after = export(run_cli)
     assert after[ECS]["lifecycle_state"] == after[VERCEL]["lifecycle_state"] == "active"  # the conflict waits
     assert ok(dream("--plan")).count("Supersede") == 0  # nothing proposed twice
+    [run] = json.loads(ok(dream("--runs", "--json")))
+    assert (run["mode"], run["merged"], run["superseded"], run["pruned"]) == ("auto", 0, 1, 0)
+    assert "  merged=0  superseded=1  pruned=0  " in ok(dream("--runs"))
 
 
 def test_apply_of_a_plan_file_supersedes_unless_a_memory_changed(dream, seeded, run_cli, tmp_path):

@@ -15,6 +15,7 @@ RUN_COLUMNS = (
     "status",
     "mode",
     "merged",
+    "superseded",
     "pruned",
     "resolved",
     "not_applied",
@@ -24,6 +25,7 @@ SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS)
 # each count: which of the run's journal steps it counts
 RUN_COUNTS = {
     "merged": "s.kind = 'merge' AND s.outcome = 'applied'",
+    "superseded": "s.kind = 'supersede' AND s.outcome = 'applied'",
     "pruned": "s.kind = 'prune' AND s.outcome = 'applied'",
     "resolved": "s.kind = 'resolve' AND s.outcome = 'applied'",
     "not_applied": "s.outcome <> 'applied'",
@@ -40,6 +42,7 @@ class DreamRun:
     status: str  # "applying" (interrupted, or under way), "done"
     mode: str | None
     merged: int
+    superseded: int
     pruned: int
     resolved: int
     not_applied: int
@@ -60,6 +63,7 @@ class DreamRun:
             "mode": self.mode,
             "status": self.state,
             "merged": self.merged,
+            "superseded": self.superseded,
             "pruned": self.pruned,
             "resolved": self.resolved,
             "not_applied": self.not_applied,

@@ -187,6 +187,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE actor = 'mem0-dream' AND event IN ('ADD', 'MERGE', 'SUPERSEDE', 'PRUNE');
     CREATE INDEX history_dream_run ON history (dream_run_id, seq) WHERE dream_run_id IS NOT NULL;
     """,
+    # 7: supersedes (docs/dream.md, "Runs and undo"): each run also counts the supersedes it
+    # applied (from its journal steps for the runs before this).
+    """
+    ALTER TABLE dream_runs ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+    UPDATE dream_runs SET superseded = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
+                                        AND s.kind = 'supersede' AND s.outcome = 'applied');
+    """,
 )
 
 
