@@ -65,6 +65,13 @@ def item(text: str, day: int, type_: str = "decision"):
         # the same sentence about another thing: left to a judge, never merged
         ("Alice owns the billing service", "Bob owns the billing service", 0.80, None),
         ("The orders table is partitioned by month", "The invoices table is partitioned by month", 0.78, None),
+        # ... even when the newer marks a change: another client's timeout is not this one's
+        (
+            "Axios timeout for the catalog API client is 8 seconds.",
+            "Axios timeout for the payments API client is now 30 seconds.",
+            0.79,
+            None,
+        ),
         # ... but a plural or a synonym of the predicate in that one place is the same fact
         ("Run the unit tests with pytest", "Run the unit test with pytest", 0.97, "merge"),
         ("Maria reviews all database migrations", "Database migrations are reviewed by Maria", 0.95, "merge"),

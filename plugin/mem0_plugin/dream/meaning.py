@@ -329,6 +329,8 @@ def relation(
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
+    if subject_swapped(a, b):
+        return None  # another thing's value, not this one's
     if values and (
         marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)
     ):
@@ -357,21 +359,40 @@ def open_question(
     return "merge" if cosine >= LOW_MERGE_COSINE else None
 
 
-def subject_swapped(a: Reading, b: Reading) -> bool:
-    """The same sentence about another thing: the two texts' words line up one to one and
-    differ in exactly one place, where two different content words stand ("Alice owns the
-    billing service" / "Bob owns the billing service"). Not a merge: a judge may call it a
-    change of owner or two facts (docs/dream.md, "Candidates")."""
-    left, right = words(a.text), words(b.text)
+def swapped_word(a: Reading, b: Reading) -> tuple[str, str] | None:
+    """The one content word in which two texts of the same sentence differ, or None. The texts
+    are lined up word by word once their change words ("now", "switched to" …) are dropped and
+    their numbers masked: "Alice owns the billing service" / "Bob owns the billing service" →
+    ("alice", "bob"); "timeout … catalog API … 8 s" / "timeout … payments API … now 30 s" →
+    ("catalog", "payments"). A plural, a synonym of the predicate or a function word there is
+    no swap (the same fact); numbers and identifiers are the literal rules' business."""
+    left, right = _frame(a.text), _frame(b.text)
     if len(left) != len(right) or len(left) < 3:
-        return False
+        return None
     differing = [(x, y) for x, y in zip(left, right) if x != y]
     if len(differing) != 1:
-        return False
+        return None
     x, y = differing[0]
     if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
-        return False  # a plural, a synonym of the predicate, a function word: the same fact
-    return x.isalpha() and y.isalpha()  # numbers and identifiers are the literal rules' business
+        return None
+    return (x, y) if x.isalpha() and y.isalpha() else None
+
+
+def _frame(text: str) -> list[str]:
+    lowered = _CHANGE_ANY.sub(" ", text.lower())
+    return ["#" if any(c.isdigit() for c in word) else word for word in words(lowered)]
+
+
+def subject_swapped(a: Reading, b: Reading) -> bool:
+    """The same sentence about another thing (`swapped_word`) where the swapped words name no
+    tool: "Bob owns …" is not "Alice owns …", while "… to Vercel" / "… to ECS" is a choice
+    of tool (a conflict's business). Neither a merge nor a conflict: a judge's question
+    (docs/dream.md, "Candidates")."""
+    swap = swapped_word(a, b)
+    if swap is None:
+        return False
+    named = {fold_plural(n.lower()) for n in a.names | b.names}
+    return fold_plural(swap[0]) not in named and fold_plural(swap[1]) not in named
 
 
 def _one_holds_all(a: Reading, b: Reading) -> bool:
