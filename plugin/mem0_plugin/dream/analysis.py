@@ -129,6 +129,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@collector_paused()  # the collector pauses for the whole analysis
 def analyse(
     memories: Sequence[Memory],
     policy: Mapping[str, int | None],
@@ -147,32 +148,6 @@ def analyse(
     `progress(done, total)` only watches the reading of the memories (most of the time).
     `features`: the texts' features already known, by text (see `eligible`); a cache only —
     with or without it, the plan is the same."""
-    with collector_paused():
-        return _analyse(
-            memories,
-            policy,
-            now,
-            user_id=user_id,
-            project_id=project_id,
-            policy_source=policy_source,
-            progress=progress,
-            features=features,
-            vectors=vectors or {},
-        )
-
-
-def _analyse(
-    memories: Sequence[Memory],
-    policy: Mapping[str, int | None],
-    now: datetime,
-    *,
-    user_id: str,
-    project_id: str,
-    policy_source: str,
-    progress: Progress | None = None,
-    features: dict[str, TextFeatures] | None = None,
-    vectors: Vectors | None = None,
-) -> Plan:
     vectors = vectors or {}
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
