@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from .dream.analysed import analysed
 from .dream.analysis import takes_part
-from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, Reading, Readings, change_marker, literal_values, relation
+from .dream.meaning import (
+    CONFLICT_COSINE,
+    LOW_MERGE_COSINE,
+    Readings,
+    change_marker,
+    literal_values,
+    reading_of,
+    relation,
+)
 from .dream.merging import mergeable
 from .features import TextFeatures
 from .filters import compile_filters
@@ -154,10 +162,10 @@ def _readings() -> Readings:
 
 
 def _holds_all(older, newer) -> bool:
-    """The new text keeps every literal of the old (it is stored as given: nothing may be lost)."""
-    return literal_values(Reading(older.memory.memory, older.features)) <= literal_values(
-        Reading(newer.memory.memory, newer.features)
-    )
+    """The new text keeps every literal of the old (it is stored as given: nothing may be lost).
+    The readings are those `relation` just made (`_readings`), not read again."""
+    readings = _readings()
+    return literal_values(reading_of(older, readings)) <= literal_values(reading_of(newer, readings))
 
 
 def retire(writer: Writer, memory: Memory, comparison: Comparison, actor: str) -> list[dict[str, Any]]:

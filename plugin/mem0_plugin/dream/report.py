@@ -84,10 +84,6 @@ def supersede_pieces(supersede: SupersedeAction) -> Line:
     return [("  ", ""), _ref(supersede.old), (" → ", ""), _ref(supersede.new), (f' — "{preview}"', "")]
 
 
-def supersede_line(supersede: SupersedeAction) -> str:
-    return plain(supersede_pieces(supersede))
-
-
 def prune_pieces(prune: PruneAction) -> Line:
     return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old", "")]
 

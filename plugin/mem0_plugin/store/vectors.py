@@ -117,13 +117,6 @@ class VectorIndex:
         loaded.last_seq, loaded.count = last, len(loaded.ids)
 
 
-def top_matches(matrix: np.ndarray, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """(row, cosine) of the `limit` rows most similar to `query_vector`, best first."""
-    if matrix.size == 0 or limit <= 0:
-        return []
-    return top_scores(similarities(matrix, query_vector), limit)
-
-
 def similarities(matrix: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
     """The cosine of every row with `query_vector` (all unit vectors), empty for no rows.
     numpy's own loop, not BLAS: OpenBLAS's threads keep spinning after a call and take the
