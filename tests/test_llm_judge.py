@@ -115,6 +115,12 @@ def test_the_budget_caps_the_calls_of_a_run():
     assert len(model.asked) == judge.tally.asked == 2
 
 
+def test_no_call_starts_after_the_runs_seconds():
+    model = ScriptedJudge(['{"decision": "leave"}'])
+    judge = LlmJudge(SETTINGS, timeout=1, budget=None, seconds=0, llm=model)
+    assert judge.answer(CANDIDATE) is None and model.asked == []
+
+
 def test_judge_plan_keeps_valid_answers_and_drops_the_others():
     other = Candidate(
         ids=(uid(3), uid(4)), type="convention", texts=("A b 1", "A b 2"), similarity=0.8, question="merge"

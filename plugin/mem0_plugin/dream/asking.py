@@ -19,6 +19,8 @@ from typing import Protocol
 from .judging import answered
 from .plan import Candidate, Plan
 
+MAX_NOTES = 100  # a long-lived process keeps only the latest
+
 
 @dataclass
 class JudgeTally:
@@ -28,7 +30,11 @@ class JudgeTally:
     actions: int = 0  # valid answers asking for a merge, a supersede or a conflict
     dropped: int = 0  # answers refused: not the JSON asked for, invalid, or the memories changed
     failed: int = 0  # calls that raised or timed out
-    notes: list[str] = field(default_factory=list)  # one line per dropped or failed call
+    notes: list[str] = field(default_factory=list)  # one line per dropped or failed call (the last MAX_NOTES)
+
+    def note(self, line: str) -> None:
+        self.notes.append(line)
+        del self.notes[:-MAX_NOTES]
 
 
 class Judge(Protocol):
@@ -54,7 +60,7 @@ def judge_plan(plan: Plan, judge: Judge, problem: Problem) -> Plan:
         refused = problem(answer)
         if refused is not None:
             judge.tally.dropped += 1
-            judge.tally.notes.append(f"the judge's answer about {candidate.ids[0]} was dropped: it{refused}")
+            judge.tally.note(f"the judge's answer about {candidate.ids[0]} was dropped: it{refused}")
             judged.append(candidate)
             continue
         judge.tally.actions += 1

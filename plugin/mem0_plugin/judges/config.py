@@ -9,6 +9,7 @@ llm:                         # mem0's own shape: any provider of mem0's LlmFacto
 judge:                       # ours; every key optional
   timeout_seconds: 30        # per call, mem0-dream --auto
   max_calls_per_run: 20      # calls per mem0-dream --auto run
+  max_seconds_per_run: 300   # no call starts later in the run (at most 480)
   write_path: true           # also ask on add_memory(infer=true)
   write_timeout_seconds: 10  # per call on the write path
 ```
@@ -61,6 +62,8 @@ class JudgeSection(BaseModel):
 
     timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     max_calls_per_run: int = Field(default=20, ge=0, le=10_000)
+    # the whole run's judging; under --auto's 10-minute lock (docs/dream.md, "--auto")
+    max_seconds_per_run: float = Field(default=300.0, gt=0, le=480)
     write_path: bool = True
     write_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
 

@@ -4,8 +4,8 @@ a timeout and a budget of calls.
 
 `LlmJudge.answer(candidate)` asks with `answers.messages_for`, reads the reply strictly
 (`answers.read_answer`: the same check as an agent's answer) and returns the answered
-candidate, or None — over budget, resting after a failure, no model, a call that raised or
-timed out, an answer refused — and the rules alone decide. A failed call (an exception or the
+candidate, or None — over its budget of calls or of seconds, resting after a failure, no
+model, a call that raised or timed out, an answer refused — and the rules alone decide. A failed call (an exception or the
 timeout) puts the judge to rest for `REST_SECONDS`: a model that is down or too slow costs one
 timeout, not one per candidate. Nothing here raises: a model that cannot be built is said once
 on stderr (``mem0: the language-model judge is off (<reason>)``) and the judge is absent.
@@ -90,10 +90,21 @@ def build_llm(settings: JudgeSettings) -> Any:
 class LlmJudge:
     """The `Judge` of `dream.asking`, backed by a language model."""
 
-    def __init__(self, settings: JudgeSettings, *, timeout: float, budget: int | None, llm: Any = None):
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        *,
+        timeout: float,
+        budget: int | None,
+        seconds: float | None = None,
+        echo: bool = False,
+        llm: Any = None,
+    ):
         self.settings = settings
         self.timeout = timeout
         self.budget = budget  # calls for this judge's life (a dream run); None: no limit
+        self.stop_at = None if seconds is None else time.monotonic() + seconds  # no call starts after
+        self.echo = echo  # say each dropped or failed call on stderr at once (a server's log)
         self.tally = JudgeTally()
         self._llm = llm
         self._absent: str | None = None
@@ -137,23 +148,30 @@ class LlmJudge:
         except AnswerRefused as exc:
             with self._lock:
                 self.tally.dropped += 1
-                self.tally.notes.append(f"the judge's answer about {candidate.ids[0]} was dropped: {exc}")
+            self._note(f"the judge's answer about {candidate.ids[0]} was dropped: {exc}")
             return None
 
     def _may_call(self) -> bool:
         with self._lock:
             if self.budget is not None and self.tally.asked >= self.budget:
                 return False
-            return time.monotonic() >= self._resting_until
+            now = time.monotonic()
+            return now >= self._resting_until and (self.stop_at is None or now < self.stop_at)
+
+    def _note(self, line: str) -> None:
+        with self._lock:
+            self.tally.note(line)
+        if self.echo:
+            print(f"mem0: {line}", file=sys.stderr)
 
     def _failed(self, candidate: Candidate, exc: Exception) -> None:
         with self._lock:
             self.tally.failed += 1
             self._resting_until = time.monotonic() + REST_SECONDS
-            self.tally.notes.append(
-                f"the judge failed on {candidate.ids[0]} ({self.settings.label}: {_first_line(exc)}); "
-                f"no call for {REST_SECONDS:g} s"
-            )
+        self._note(
+            f"the judge failed on {candidate.ids[0]} ({self.settings.label}: {_first_line(exc)}); "
+            f"no call for {REST_SECONDS:g} s"
+        )
 
 
 def judge_for_dream(home: Path) -> LlmJudge | None:
@@ -162,7 +180,10 @@ def judge_for_dream(home: Path) -> LlmJudge | None:
     settings = _settings(home)
     if settings is None:
         return None
-    return LlmJudge(settings, timeout=settings.judge.timeout_seconds, budget=settings.judge.max_calls_per_run)
+    limits = settings.judge
+    return LlmJudge(
+        settings, timeout=limits.timeout_seconds, budget=limits.max_calls_per_run, seconds=limits.max_seconds_per_run
+    )
 
 
 def _settings(home: Path) -> JudgeSettings | None:
@@ -194,7 +215,9 @@ class WritePathJudge:
                 self._read = True
                 settings = _settings(self.home)
                 if settings is not None and settings.judge.write_path:
-                    self._judge = LlmJudge(settings, timeout=settings.judge.write_timeout_seconds, budget=None)
+                    self._judge = LlmJudge(
+                        settings, timeout=settings.judge.write_timeout_seconds, budget=None, echo=True
+                    )
             return self._judge
 
 
