@@ -187,3 +187,21 @@ def test_the_write_path_has_a_judge_only_when_one_is_configured_for_it(tmp_path)
     (tmp_path / "config.yaml").write_text("llm: {provider: ollama}\njudge: {write_timeout_seconds: 4}\n")
     judge = WritePathJudge(tmp_path).get()
     assert judge is not None and judge.timeout == 4 and judge.budget is None and not judge.built
+
+
+def test_ollama_through_llm_factory_is_built_offline_or_names_its_package(capsys):
+    """mem0's real `ollama` provider: built without a call (no server needed) when its package
+    is installed; otherwise the judge is absent and the one line says what to install."""
+    import importlib.util
+
+    settings = JudgeSettings.model_validate(
+        {"llm": {"provider": "ollama", "config": {"model": "llama3.1:8b", "ollama_base_url": "http://127.0.0.1:9"}}}
+    )
+    judge = LlmJudge(settings, timeout=1, budget=1)
+    model = judge.model()
+    if importlib.util.find_spec("ollama") is not None:
+        assert type(model).__name__ == "OllamaLLM" and judge.built
+    else:
+        assert model is None and not judge.built
+        [line] = capsys.readouterr().err.splitlines()
+        assert "llm provider 'ollama'" in line and "pip install ollama" in line

@@ -91,6 +91,13 @@ def test_auto_drops_a_bad_answer_and_keeps_to_its_budget(run_cli, project, mem0_
     assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
 
 
+def test_without_a_language_model_auto_leaves_the_candidates_and_its_line_unchanged(run_cli, project, mem0_home):
+    (mem0_home / "config.yaml").write_text("llm: {provider: none}\n")
+    done = auto(run_cli, project)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, auto_summary(0, 0, 0), "")
+    assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
+
+
 def test_a_bad_llm_section_is_one_line_and_the_rules_run_alone(run_cli, mem0_home, tmp_path, monkeypatch):
     project = make_project(tmp_path / "lexical")  # lexical (MEM0_EMBEDDER=none): no model needed
     mem0_home.mkdir(parents=True, exist_ok=True)
