@@ -7,7 +7,9 @@ as the insert (conditional writes: an old memory that changed meanwhile is left 
   every literal of the old one: the old becomes `merged` into the new, stored as given.
 * **SUPERSEDE**: the rules say "conflict" and the new text carries a change marker
   (`dream.meaning.change_marker`: "now", "switched to" …): the old becomes `superseded`.
-* A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it).
+* A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
+  unless a language model is configured as judge: then it is asked about the nearest pair
+  the rules left undecided (`write_judge`; docs/judges.md, "On the write path").
 
 Without an embedder only dream's lexical merge rule applies (`dream.merging.mergeable`):
 nothing is superseded on the write path then.

@@ -210,14 +210,16 @@ class WritePathJudge:
         return self._judge is not None and self._judge.built
 
     def get(self) -> LlmJudge | None:
+        if self._read:  # after the first time: one attribute read
+            return self._judge
         with self._lock:
             if not self._read:
-                self._read = True
                 settings = _settings(self.home)
                 if settings is not None and settings.judge.write_path:
                     self._judge = LlmJudge(
                         settings, timeout=settings.judge.write_timeout_seconds, budget=None, echo=True
                     )
+                self._read = True  # last: a thread that sees it sees the judge too
             return self._judge
 
 
