@@ -98,6 +98,7 @@ class LlmJudge:
         budget: int | None,
         seconds: float | None = None,
         echo: bool = False,
+        wait_for_build: bool = True,
         llm: Any = None,
     ):
         self.settings = settings
@@ -105,32 +106,50 @@ class LlmJudge:
         self.budget = budget  # calls for this judge's life (a dream run); None: no limit
         self.stop_at = None if seconds is None else time.monotonic() + seconds  # no call starts after
         self.echo = echo  # say each dropped or failed call on stderr at once (a server's log)
+        self.wait_for_build = wait_for_build  # false: the first candidates go unjudged while it builds
         self.tally = JudgeTally()
         self._llm = llm
         self._absent: str | None = None
         self._resting_until = 0.0
         self._lock = threading.Lock()
+        self._building = threading.Lock()  # held while mem0 builds the model (seconds: it imports mem0)
+        self._builder: threading.Thread | None = None
 
     @property
     def built(self) -> bool:
         return self._llm is not None
 
-    def model(self) -> Any:
-        """The model, built on first need; None (said once) when it cannot be."""
-        with self._lock:
+    def model(self, *, wait: bool = True) -> Any:
+        """The model, built on first need; None (said once) when it cannot be. With `wait` false,
+        a model not built yet is built on a background thread, and None is returned meanwhile."""
+        if self._llm is None and self._absent is None:
+            if wait:
+                self._build()
+            else:
+                self._build_soon()
+        if self._absent is not None:
+            say_off(self._absent)
+        return self._llm
+
+    def _build(self) -> None:
+        with self._building:
             if self._llm is None and self._absent is None:
                 try:
                     self._llm = build_llm(self.settings)
                 except JudgeUnavailable as exc:
                     self._absent = str(exc)
-            if self._absent is not None:
-                say_off(self._absent)
-            return self._llm
+                    say_off(self._absent)
+
+    def _build_soon(self) -> None:
+        with self._lock:
+            if self._builder is None:
+                self._builder = threading.Thread(target=self._build, name="mem0-judge-build", daemon=True)
+                self._builder.start()
 
     def answer(self, candidate: Candidate) -> Candidate | None:
         if not self._may_call():
             return None
-        llm = self.model()
+        llm = self.model(wait=self.wait_for_build)
         if llm is None:
             return None
         with self._lock:
@@ -197,13 +216,16 @@ def _settings(home: Path) -> JudgeSettings | None:
 class WritePathJudge:
     """The write path's judge for a long-lived process (the MCP server): the configuration is
     read the first time an uncertain pair needs it, never at start; None when no language model
-    is configured for the write path (`judge.write_path: false`)."""
+    is configured for the write path (`judge.write_path: false`). The model is then built on a
+    background thread (importing mem0 takes seconds): the adds meanwhile are not judged."""
 
     def __init__(self, home: Path):
         self.home = Path(home)
         self._judge: LlmJudge | None = None
         self._read = False
         self._lock = threading.Lock()
+        self._building = threading.Lock()  # held while mem0 builds the model (seconds: it imports mem0)
+        self._builder: threading.Thread | None = None
 
     @property
     def built(self) -> bool:
@@ -217,7 +239,11 @@ class WritePathJudge:
                 settings = _settings(self.home)
                 if settings is not None and settings.judge.write_path:
                     self._judge = LlmJudge(
-                        settings, timeout=settings.judge.write_timeout_seconds, budget=None, echo=True
+                        settings,
+                        timeout=settings.judge.write_timeout_seconds,
+                        budget=None,
+                        echo=True,
+                        wait_for_build=False,  # an add never waits for mem0 to import and build
                     )
                 self._read = True  # last: a thread that sees it sees the judge too
             return self._judge
