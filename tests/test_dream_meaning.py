@@ -75,6 +75,23 @@ def item(text: str, day: int, type_: str = "decision"):
         # ... but a plural or a synonym of the predicate in that one place is the same fact
         ("Run the unit tests with pytest", "Run the unit test with pytest", 0.97, "merge"),
         ("Maria reviews all database migrations", "Database migrations are reviewed by Maria", 0.95, "merge"),
+        # one-sided negation: a flip only when it negates what the other text says
+        (
+            "All user-facing strings go through i18next t(); keys live in src/locales/<lang>/common.json.",
+            "Text shown to users is never hardcoded: call t() from i18next with keys in src/locales/<lang>/common.json.",
+            0.83,
+            "merge",
+        ),
+        ("Commit the ios/Pods directory.", "Never commit ios/Pods; it belongs in .gitignore.", 0.8, "conflict"),
+        ("dbt seeds are fine for small static mappings.", "Do not use dbt seeds for static mappings.", 0.7, "conflict"),
+        ("Feature flags are read at startup.", "Feature flags are banned.", 0.7, "conflict"),  # negates no word
+        # "rather than" states a preference, not a change: no marked change, so no conflict
+        (
+            "User prefers SQL CTEs over nested subqueries in dbt models.",
+            "In dbt SQL the user wants WITH clauses rather than subqueries stacked inside each other.",
+            0.73,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

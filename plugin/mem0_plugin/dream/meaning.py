@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
 from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
-from ..text import fold_plural, has_unspaced, words
+from ..text import NEGATIONS, fold_plural, has_unspaced, words
 from .analysed import AnalysedMemory
 
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
@@ -74,7 +74,19 @@ class Reading:
     tool names), never stored. Its two flags are read at once; the rest only when a pair gets
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
-    __slots__ = ("_content", "_kinds", "_names", "_stems", "_tokens", "features", "marked", "negated", "plain", "text")
+    __slots__ = (
+        "_content",
+        "_kinds",
+        "_names",
+        "_stems",
+        "_targets",
+        "_tokens",
+        "features",
+        "marked",
+        "negated",
+        "plain",
+        "text",
+    )
 
     def __init__(self, text: str, features: TextFeatures):
         self.text, self.features = text, features
@@ -84,7 +96,10 @@ class Reading:
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
             or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
         )
-        self.marked = (_CHANGE_ASCII if plain else _CHANGE_ANY).search(lowered) is not None
+        self.marked = any(
+            m.group(0) not in _NOT_A_CHANGE for m in (_CHANGE_ASCII if plain else _CHANGE_ANY).finditer(lowered)
+        )
+        self._targets: frozenset[str] | bool | None = False  # False: not read yet
         self._content: frozenset[str] | None = None
         self._tokens: frozenset[str] | None = None
         self._stems: frozenset[str] | None = None
@@ -118,6 +133,14 @@ class Reading:
         return self._stems
 
     @property
+    def negated_words(self) -> frozenset[str] | None:
+        """The words the text's negations negate (`negated_targets`); None when it is negated in
+        a way that names no word (a prohibition, another language) or not at all."""
+        if self._targets is False:
+            self._targets = negated_targets(self.text) if self.negated and self.plain else None
+        return self._targets  # type: ignore[return-value]
+
+    @property
     def kinds(self) -> dict[str, frozenset[str]]:
         if self._kinds is None:
             self._kinds = _kinds_of(self.text, self.features)
@@ -133,6 +156,35 @@ class Reading:
                 names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
+
+
+# Words between a negation and what it negates ("does not NEED TO run", "is never EVER used"),
+# and "use", which says nothing of its own: "Don't use dbt seeds" negates the seeds.
+_NEGATION_SKIP = frozenset(
+    "be been being is are was were to a an the ever always need needs needed have has had do does did "
+    "actually really even just yet any at all longer more use using".split()
+)
+
+
+def negated_targets(text: str) -> frozenset[str] | None:
+    """The word each English negation word negates: the next word that is not an auxiliary
+    ("Never commit ios/Pods" → {commit}; "is never hardcoded" → {hardcoded}; "Don't use
+    Redis" → {redis}). None when a negation negates no word (it ends the text) or the text
+    states a prohibition without a negation word ("X is banned"): what it negates is not
+    known."""
+    lowered = text.lower()
+    if _PROHIBITION_ASCII.search(lowered) is not None:
+        return None
+    tokens = words(lowered)
+    targets = set()
+    for i, token in enumerate(tokens):
+        if token not in NEGATIONS:
+            continue
+        following = next((t for t in tokens[i + 1 :] if t not in _NEGATION_SKIP and t not in NEGATIONS), None)
+        if following is None:
+            return None
+        targets.add(following)
+    return frozenset(targets) if targets else None
 
 
 # A number beside letters of another script ("6379端口", "порту 4000"): word boundaries do not
@@ -226,6 +278,19 @@ def tool_swapped(a: Reading, b: Reading) -> bool:
     return any(not _mentions(n, b) for n in a.names) and any(not _mentions(n, a) for n in b.names)
 
 
+def polarity_flipped(a: Reading, b: Reading) -> bool:
+    """One text only is negated, and what it negates is something the other says: "Never
+    commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
+    a rewording ("Text shown to users is never hardcoded: call t()" / "All user-facing
+    strings go through t()"), no flip. A negation whose word is unknown (a prohibition,
+    another language) flips."""
+    if a.negated == b.negated:
+        return False
+    negated, other = (a, b) if a.negated else (b, a)
+    targets = negated.negated_words
+    return targets is None or any(_mentions(word, other) for word in targets)
+
+
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
@@ -303,7 +368,7 @@ def relation(
     """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
     run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    flipped, marked = a.negated != b.negated, b.marked and not a.marked
+    flipped, marked = polarity_flipped(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
     if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
