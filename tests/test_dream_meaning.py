@@ -92,6 +92,33 @@ def item(text: str, day: int, type_: str = "decision"):
             0.73,
             None,
         ),
+        # a condition the other text states in its own words adds nothing
+        (
+            "On a USB-connected Android phone, forward Metro's port 8081 with adb reverse tcp:8081 tcp:8081.",
+            "Metro runs on port 8081; run adb reverse tcp:8081 tcp:8081 when testing on a USB Android device.",
+            0.84,
+            "merge",
+        ),
+        (
+            "A nightly cleanup deletes idempotency_keys rows once they are older than 24 hours.",
+            "Idempotency keys are kept for 24 hours in the idempotency_keys table, then purged by a nightly job.",
+            0.83,
+            "merge",
+        ),
+        # ... nor does a condition word inside a compound, or "once" counting times
+        (
+            "Raw data lands in s3://acme-lake-raw/ partitioned by dt=YYYY-MM-DD and is never modified.",
+            "The raw zone s3://acme-lake-raw/ is append-only: files are written once under dt=YYYY-MM-DD.",
+            0.79,
+            "merge",
+        ),
+        # ... but a condition the other does not state is one
+        (
+            "Run the full e2e suite before merging.",
+            "Run the full e2e suite before merging only when a PR touches checkout or billing pages.",
+            0.78,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
 from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
-from ..text import NEGATIONS, fold_plural, has_unspaced, words
+from ..text import NEGATIONS, fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
 
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
@@ -326,12 +326,45 @@ MIN_SUBJECT_OVERLAP = 0.25
 
 
 def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
-    """One text restricts the statement and the other does not."""
+    """One text restricts the statement and the other does not: it has a condition word the
+    other lacks, and a condition the other does not state in its own words (`restated`)."""
 
-    def differs(words: frozenset[str]) -> bool:
-        return bool(a.tokens & words) != bool(b.tokens & words)
+    def added(kind: frozenset[str]) -> bool:
+        in_a, in_b = bool(a.tokens & kind), bool(b.tokens & kind)
+        if in_a == in_b:
+            return False
+        one, other = (a, b) if in_a else (b, a)
+        return any(not restated(clause, other) for clause in condition_clauses(one.text, kind))
 
-    return differs(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and differs(SOFT_CONDITION_WORDS))
+    return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
+
+
+# A condition word and its clause, up to the next break. A word inside a compound is no
+# condition ("append-only", "read-only", "only-child").
+_CONDITION_CLAUSE = re.compile(r"(?<![\w-])(\w+)(?![\w-])(?=([^,;:.?!()—]*))")
+# "once" followed by one of these counts times ("written once and never edited", "once a day")
+_ONCE_AS_COUNT = frozenset("and or per a an every then again more".split())
+
+
+def condition_clauses(text: str, kind: frozenset[str]) -> list[frozenset[str]]:
+    """The significant words of each condition `text` states with a word of `kind`: the words
+    of the clause the condition word opens ("once they are older than 24 hours" → {older, 24,
+    hour}). "once" counting times is no condition."""
+    clauses = []
+    for match in _CONDITION_CLAUSE.finditer(text.lower()):
+        word, rest = match.group(1), words(match.group(2))
+        if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
+            continue
+        clauses.append(significant_of(rest) - WEAK_WORDS)
+    return clauses
+
+
+def restated(clause: frozenset[str], other: Reading) -> bool:
+    """The other text says at least half of what the condition says: the same condition in
+    other words ("when testing on a USB Android device" / "On a USB-connected Android
+    phone"). A condition without significant words is never restated."""
+    said = sum(_mentions(word, other) for word in clause)
+    return bool(clause) and 2 * said >= len(clause)
 
 
 VALUE_KINDS = frozenset({"number", "version", "url", "path", "code"})  # a changed value; other kinds name things
