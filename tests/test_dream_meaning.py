@@ -65,6 +65,19 @@ def item(text: str, day: int, type_: str = "decision"):
         # the same sentence about another thing: left to a judge, never merged
         ("Alice owns the billing service", "Bob owns the billing service", 0.80, None),
         ("The orders table is partitioned by month", "The invoices table is partitioned by month", 0.78, None),
+        # ... or about other things in several places of one sentence (at most a third of its words)
+        (
+            "The refunds service retries failed card refunds 3 times.",
+            "The payouts service retries failed bank transfers 3 times.",
+            0.80,
+            None,
+        ),
+        (
+            "In dbt_project.yml staging models are materialized as views.",
+            "In dbt_project.yml marts models are materialized as tables.",
+            0.80,
+            None,
+        ),
         # ... even when the newer marks a change: another client's timeout is not this one's
         (
             "Axios timeout for the catalog API client is 8 seconds.",

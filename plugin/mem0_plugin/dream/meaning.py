@@ -457,23 +457,27 @@ def open_question(
     return "merge" if cosine >= LOW_MERGE_COSINE else None
 
 
-def swapped_word(a: Reading, b: Reading) -> tuple[str, str] | None:
-    """The one content word in which two texts of the same sentence differ, or None. The texts
-    are lined up word by word once their change words ("now", "switched to" …) are dropped and
-    their numbers masked: "Alice owns the billing service" / "Bob owns the billing service" →
-    ("alice", "bob"); "timeout … catalog API … 8 s" / "timeout … payments API … now 30 s" →
-    ("catalog", "payments"). A plural, a synonym of the predicate or a function word there is
-    no swap (the same fact); numbers and identifiers are the literal rules' business."""
+def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
+    """The content words in which two texts of the same sentence differ, or [] when they are
+    not one sentence. The texts are lined up word by word once their change words ("now",
+    "switched to" …) are dropped and their numbers masked: "Alice owns the billing service" /
+    "Bob owns the billing service" → [("alice", "bob")]; "The refunds service retries failed
+    card refunds 3 times" / "The payouts service retries failed bank transfers 3 times" →
+    three swaps. At most a third of the words may differ (else they are two sentences), and
+    a plural, a synonym of the predicate or a function word in any differing place makes it
+    a rewording: []. Numbers and identifiers are the literal rules' business."""
     left, right = _frame(a.text), _frame(b.text)
     if len(left) != len(right) or len(left) < 3:
-        return None
+        return []
     differing = [(x, y) for x, y in zip(left, right) if x != y]
-    if len(differing) != 1:
-        return None
-    x, y = differing[0]
-    if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
-        return None
-    return (x, y) if x.isalpha() and y.isalpha() else None
+    if not differing or len(differing) > max(1, len(left) // 3):
+        return []
+    for x, y in differing:
+        if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
+            return []
+        if not (x.isalpha() and y.isalpha()):
+            return []
+    return differing
 
 
 def _frame(text: str) -> list[str]:
@@ -482,15 +486,16 @@ def _frame(text: str) -> list[str]:
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
-    """The same sentence about another thing (`swapped_word`) where the swapped words name no
-    tool: "Bob owns …" is not "Alice owns …", while "… to Vercel" / "… to ECS" is a choice
-    of tool (a conflict's business). Neither a merge nor a conflict: a judge's question
-    (docs/dream.md, "Candidates")."""
-    swap = swapped_word(a, b)
-    if swap is None:
+    """The same sentence about another thing (`swapped_words`) where no swapped word names a
+    tool: "Bob owns …" is not "Alice owns …", "staging models are materialized as views" is
+    not "marts models … as tables", while "… to Vercel" / "… to ECS" is a choice of tool (a
+    conflict's business). Neither a merge nor a conflict: a judge's question (docs/dream.md,
+    "Candidates")."""
+    swaps = swapped_words(a, b)
+    if not swaps:
         return False
     named = {fold_plural(n.lower()) for n in a.names | b.names}
-    return fold_plural(swap[0]) not in named and fold_plural(swap[1]) not in named
+    return all(fold_plural(x) not in named and fold_plural(y) not in named for x, y in swaps)
 
 
 def _one_holds_all(a: Reading, b: Reading) -> bool:
