@@ -132,6 +132,15 @@ def item(text: str, day: int, type_: str = "decision"):
             0.78,
             None,
         ),
+        # the shorter sentence continued by the longer one: a scope added, no merge ...
+        (
+            "Use react-native-fast-image for remote images.",
+            "Use react-native-fast-image for remote images in feed lists, with cache control 'immutable'.",
+            0.86,
+            None,
+        ),
+        # ... but a statement added after it ends is more of the same fact
+        ("Use pnpm for installs.", "Use pnpm for installs. It is much faster on CI.", 0.9, "merge"),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -423,6 +423,7 @@ def relation(
         and _one_holds_all(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
         and not subject_swapped(a, b)
+        and not narrowed(a, b)
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
@@ -496,6 +497,23 @@ def subject_swapped(a: Reading, b: Reading) -> bool:
         return False
     named = {fold_plural(n.lower()) for n in a.names | b.names}
     return all(fold_plural(x) not in named and fold_plural(y) not in named for x, y in swaps)
+
+
+_SENTENCE_END = ".;:!?。；：！？"
+
+
+def narrowed(a: Reading, b: Reading) -> bool:
+    """The longer text is the shorter one's sentence continued: a scope added without a
+    condition word ("Use react-native-fast-image for remote images" / "… for remote images
+    in feed lists"). A continuation after the sentence ends, a comma or a bracket adds a
+    statement or an aside, not a scope ("Use pnpm." / "Use pnpm. It is faster."): no
+    narrowing."""
+    short, long = sorted((" ".join(a.text.lower().split()), " ".join(b.text.lower().split())), key=len)
+    short = short.rstrip(_SENTENCE_END + " ")
+    at = long.find(short)
+    if not short or at < 0:
+        return False
+    return long[at + len(short) :].lstrip(" ")[:1].isalnum()  # (a comma or a bracket: an aside)
 
 
 def _one_holds_all(a: Reading, b: Reading) -> bool:
