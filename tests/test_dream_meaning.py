@@ -98,6 +98,26 @@ def item(text: str, day: int, type_: str = "decision"):
         ("Commit the ios/Pods directory.", "Never commit ios/Pods; it belongs in .gitignore.", 0.8, "conflict"),
         ("dbt seeds are fine for small static mappings.", "Do not use dbt seeds for static mappings.", 0.7, "conflict"),
         ("Feature flags are read at startup.", "Feature flags are banned.", 0.7, "conflict"),  # negates no word
+        # ... in Russian (the word before the negation counts too: its word order is free) and Chinese
+        (
+            "В debug-сборках подключаем Flipper.",
+            "Flipper в debug-сборки не добавляем: он замедляет сборку.",
+            0.85,
+            "conflict",
+        ),
+        (
+            "Иконки интерфейса импортируем из lucide-react.",
+            "Для иконок в дашборде используем только lucide-react, другие наборы не подключаем.",
+            0.8,
+            "merge",
+        ),
+        (
+            "所有网络请求都通过src/api/client.ts里的封装发出，不要直接用fetch。",
+            "接口调用统一走src/api/client.ts的客户端封装。",
+            0.81,
+            "merge",
+        ),
+        ("缓存用Redis。", "缓存不要用Redis。", 0.85, "conflict"),
         # "rather than" states a preference, not a change: no marked change, so no conflict
         (
             "User prefers SQL CTEs over nested subqueries in dbt models.",

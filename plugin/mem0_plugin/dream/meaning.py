@@ -135,9 +135,9 @@ class Reading:
     @property
     def negated_words(self) -> frozenset[str] | None:
         """The words the text's negations negate (`negated_targets`); None when it is negated in
-        a way that names no word (a prohibition, another language) or not at all."""
+        a way that names no word (a prohibition, Japanese) or not at all."""
         if self._targets is False:
-            self._targets = negated_targets(self.text) if self.negated and self.plain else None
+            self._targets = negated_targets(self.text) if self.negated else None
         return self._targets  # type: ignore[return-value]
 
     @property
@@ -167,23 +167,56 @@ _NEGATION_SKIP = frozenset(
 
 
 def negated_targets(text: str) -> frozenset[str] | None:
-    """The word each English negation word negates: the next word that is not an auxiliary
-    ("Never commit ios/Pods" → {commit}; "is never hardcoded" → {hardcoded}; "Don't use
-    Redis" → {redis}). None when a negation negates no word (it ends the text) or the text
-    states a prohibition without a negation word ("X is banned"): what it negates is not
-    known."""
+    """The word each negation negates: in English or Russian the next word that is not an
+    auxiliary ("Never commit ios/Pods" → {commit}; "is never hardcoded" → {hardcoded};
+    "Don't use Redis" → {redis}), in Russian the word before it too (its word order is free:
+    "другие наборы не подключаем" → {наборы, подключаем}); in Chinese
+    the Latin word or the two characters after it ("不要直接用fetch" → {直接}). None when a
+    negation negates no word (it ends the text), the text states a prohibition without a
+    negation word ("X is banned", "禁止", "нельзя"), or it is Japanese (whose negation
+    follows its verb): what it negates is not known."""
     lowered = text.lower()
-    if _PROHIBITION_ASCII.search(lowered) is not None:
+    if (_PROHIBITION_ASCII if lowered.isascii() else _PROHIBITION_WITHOUT_TARGET).search(lowered) is not None:
         return None
+    if _KANA.search(lowered):
+        return None
+    if has_unspaced(lowered):
+        return _chinese_targets(lowered)
     tokens = words(lowered)
     targets = set()
     for i, token in enumerate(tokens):
-        if token not in NEGATIONS:
+        if token not in NEGATIONS and token not in _RUSSIAN_NEGATIONS:
             continue
-        following = next((t for t in tokens[i + 1 :] if t not in _NEGATION_SKIP and t not in NEGATIONS), None)
+        following = next((t for t in tokens[i + 1 :] if not _skipped(t)), None)
         if following is None:
             return None
         targets.add(following)
+        if token in _RUSSIAN_NEGATIONS and i > 0 and not _skipped(tokens[i - 1]):
+            targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
+    return frozenset(targets) if targets else None
+
+
+_PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|禁じ|запрещ|нельзя")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
+_RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
+_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需")
+_CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是)*")
+_CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
+
+
+def _skipped(token: str) -> bool:
+    return token in _NEGATION_SKIP or token in NEGATIONS or token in _RUSSIAN_NEGATIONS or token in _RUSSIAN_SKIP
+
+
+def _chinese_targets(lowered: str) -> frozenset[str] | None:
+    targets = set()
+    for negation in _CHINESE_NEGATION.finditer(lowered):
+        rest = lowered[negation.end() :]
+        unit = _CHINESE_UNIT.match(rest, _CHINESE_SKIP.match(rest).end())  # type: ignore[union-attr]
+        if unit is None:
+            return None
+        targets.add(unit.group())
     return frozenset(targets) if targets else None
 
 
@@ -288,7 +321,13 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
         return False
     negated, other = (a, b) if a.negated else (b, a)
     targets = negated.negated_words
-    return targets is None or any(_mentions(word, other) for word in targets)
+    return targets is None or any(_says(word, other) for word in targets)
+
+
+def _says(word: str, other: Reading) -> bool:
+    """`other` has the word, or one of its inflections: the same first five letters
+    ("commit" / "committed", "сборки" / "сборках")."""
+    return word in other.tokens or (len(word) >= 5 and any(t[:5] == word[:5] for t in other.tokens))
 
 
 def containment(a: Reading, b: Reading) -> float:
