@@ -427,9 +427,12 @@ def literal_values(r: Reading) -> frozenset[str]:
 
 def shared_evidence(a: Reading, b: Reading) -> bool:
     """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
-    number), or many words."""
+    number), two names in a text that is not English ("UTC" and "BI" in two Russian texts:
+    there, paraphrases rarely share words, and the Latin words name tools), or many words."""
     if any(not value.isdigit() for value in literal_values(a) & literal_values(b)):
         return True
+    if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
+        return True  # in Chinese or Russian text the Latin words name things: two in common
     union = a.words | b.words
     return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
 
