@@ -184,15 +184,17 @@ def negated_targets(text: str) -> frozenset[str] | None:
         return _chinese_targets(lowered)
     tokens = words(lowered)
     targets = set()
-    for i, token in enumerate(tokens):
-        if token not in NEGATIONS and token not in _RUSSIAN_NEGATIONS:
-            continue
-        following = next((t for t in tokens[i + 1 :] if not _skipped(t)), None)
-        if following is None:
-            return None
-        targets.add(following)
-        if token in _RUSSIAN_NEGATIONS and i > 0 and not _skipped(tokens[i - 1]):
-            targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
+    following: str | None = None  # the next word not skipped, read from the end (linear in the text)
+    for i in range(len(tokens) - 1, -1, -1):
+        token = tokens[i]
+        if token in NEGATIONS or token in _RUSSIAN_NEGATIONS:
+            if following is None:
+                return None
+            targets.add(following)
+            if token in _RUSSIAN_NEGATIONS and i > 0 and not _skipped(tokens[i - 1]):
+                targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
+        elif not _skipped(token):
+            following = token
     return frozenset(targets) if targets else None
 
 
@@ -321,13 +323,11 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
         return False
     negated, other = (a, b) if a.negated else (b, a)
     targets = negated.negated_words
-    return targets is None or any(_says(word, other) for word in targets)
-
-
-def _says(word: str, other: Reading) -> bool:
-    """`other` has the word, or one of its inflections: the same first five letters
-    ("commit" / "committed", "сборки" / "сборках")."""
-    return word in other.tokens or (len(word) >= 5 and any(t[:5] == word[:5] for t in other.tokens))
+    if targets is None:
+        return True
+    beginnings = {token[:5] for token in other.tokens if len(token) >= 5}
+    # the word, or one of its inflections: the same first five letters ("commit" / "committed")
+    return any(word in other.tokens or (len(word) >= 5 and word[:5] in beginnings) for word in targets)
 
 
 def containment(a: Reading, b: Reading) -> float:
@@ -380,8 +380,11 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
 
 # A condition word and its clause, up to the next break. A word inside a compound is no
 # condition ("append-only", "read-only", "only-child").
-_CONDITION_CLAUSE = re.compile(r"(?<![\w-])(\w+)(?![\w-])(?=([^,;:.?!()—]*))")
+_CONDITION_CLAUSE = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(CONDITION_WORDS | SOFT_CONDITION_WORDS)) + r")(?![\w-])(?=([^,;:.?!()—]{0,300}))"
+)
 # "once" followed by one of these counts times ("written once and never edited", "once a day")
+MAX_CONDITIONS = 16  # the conditions of a text read at most (a text of thousands is no statement)
 _ONCE_AS_COUNT = frozenset("and or per a an every then again more".split())
 
 
@@ -389,8 +392,10 @@ def condition_clauses(text: str, kind: frozenset[str]) -> list[frozenset[str]]:
     """The significant words of each condition `text` states with a word of `kind`: the words
     of the clause the condition word opens ("once they are older than 24 hours" → {older, 24,
     hour}). "once" counting times is no condition."""
-    clauses = []
+    clauses: list[frozenset[str]] = []
     for match in _CONDITION_CLAUSE.finditer(text.lower()):
+        if len(clauses) == MAX_CONDITIONS:
+            break
         word, rest = match.group(1), words(match.group(2))
         if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
             continue
