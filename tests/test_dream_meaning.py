@@ -98,6 +98,7 @@ def item(text: str, day: int, type_: str = "decision"):
         ("Commit the ios/Pods directory.", "Never commit ios/Pods; it belongs in .gitignore.", 0.8, "conflict"),
         ("dbt seeds are fine for small static mappings.", "Do not use dbt seeds for static mappings.", 0.7, "conflict"),
         ("Feature flags are read at startup.", "Feature flags are banned.", 0.7, "conflict"),  # negates no word
+        ("Cache the /health endpoint for 5 seconds.", "No caching for the /health endpoint.", 0.8, "conflict"),
         # ... in Russian (the word before the negation counts too: its word order is free) and Chinese
         (
             "В debug-сборках подключаем Flipper.",

@@ -325,9 +325,9 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     targets = negated.negated_words
     if targets is None:
         return True
-    beginnings = {token[:5] for token in other.tokens if len(token) >= 5}
-    # the word, or one of its inflections: the same first five letters ("commit" / "committed")
-    return any(word in other.tokens or (len(word) >= 5 and word[:5] in beginnings) for word in targets)
+    beginnings = {token[:4] for token in other.tokens if len(token) >= 4}
+    # the word, or one of its inflections: the same first four letters ("caching" / "cache")
+    return any(word in other.tokens or (len(word) >= 4 and word[:4] in beginnings) for word in targets)
 
 
 def containment(a: Reading, b: Reading) -> float:
