@@ -99,6 +99,9 @@ def item(text: str, day: int, type_: str = "decision"):
         ("dbt seeds are fine for small static mappings.", "Do not use dbt seeds for static mappings.", 0.7, "conflict"),
         ("Feature flags are read at startup.", "Feature flags are banned.", 0.7, "conflict"),  # negates no word
         ("Cache the /health endpoint for 5 seconds.", "No caching for the /health endpoint.", 0.8, "conflict"),
+        ("Type checking runs in CI.", "Type checking does not run in CI.", 0.9, "conflict"),
+        ("Use strict mode in tsconfig.", "Strict mode is not enabled in tsconfig.", 0.85, "conflict"),  # a generic word
+        ("Use pnpm for installs.", "pnpm is not used for installs anymore.", 0.85, "conflict"),
         # ... in Russian (the word before the negation counts too: its word order is free) and Chinese
         (
             "В debug-сборках подключаем Flipper.",

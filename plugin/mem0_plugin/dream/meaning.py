@@ -198,6 +198,12 @@ def negated_targets(text: str) -> frozenset[str] | None:
     return frozenset(targets) if targets else None
 
 
+# Words a negation can negate that say nothing of their own: the negation is about the subject
+# ("Strict mode is not enabled" / "Use strict mode"; "pnpm is not used anymore" / "Use pnpm").
+_GENERIC_PREDICATES = frozenset(
+    "enabled used allowed required needed supported recommended necessary permitted possible available "
+    "accepted wanted ok okay fine on active".split()
+)
 _PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|禁じ|запрещ|нельзя")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
@@ -323,11 +329,12 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
         return False
     negated, other = (a, b) if a.negated else (b, a)
     targets = negated.negated_words
-    if targets is None:
-        return True
-    beginnings = {token[:4] for token in other.tokens if len(token) >= 4}
-    # the word, or one of its inflections: the same first four letters ("caching" / "cache")
-    return any(word in other.tokens or (len(word) >= 4 and word[:4] in beginnings) for word in targets)
+    if targets is None or not targets.isdisjoint(_GENERIC_PREDICATES):
+        return True  # "Strict mode is not enabled": the negation is about its subject
+    # the word, or one of its inflections: the other has a word beginning with its first
+    # four letters ("caching" / "cache", "run" / "runs")
+    beginnings = {token[:n] for token in other.tokens for n in (2, 3, 4)}
+    return any(word[:4] in beginnings for word in targets)
 
 
 def containment(a: Reading, b: Reading) -> float:
