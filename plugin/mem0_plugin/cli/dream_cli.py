@@ -54,7 +54,9 @@ def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: App
         retire_reminders(store, identity)
     for note in outcome.stale:
         term.line(f"Not applied — {printable(note)}")
-    term.line(report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped))
+    term.line(
+        report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized)
+    )
     return 0
 
 
@@ -209,7 +211,9 @@ def cmd_auto(args, identity: Identity) -> int:
 def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
-        prepared = prepare_plan(store, identity, _now(args), semantic=_semantic(identity), store_vectors=True)
+        prepared = prepare_plan(
+            store, identity, _now(args), semantic=_semantic(identity), store_vectors=True, weekly_synthesis=True
+        )
         plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
@@ -224,7 +228,12 @@ def _auto_run(args, identity: Identity) -> int:
             retire_reminders(store, identity)
     print(
         report.auto_summary_line(
-            identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts), outcome.superseded
+            identity.project_id,
+            outcome.merged,
+            outcome.pruned,
+            len(plan.conflicts),
+            outcome.superseded,
+            outcome.synthesized,
         )
     )
     return 0
