@@ -257,7 +257,7 @@ class CandidateItem(_Strict):
     decision: Decision | None = None
     merged_text: Annotated[MemoryText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
     winner: Annotated[Text | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
-    text: Annotated[PatternText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
+    text: Annotated[MemoryText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
 
     @model_validator(mode="after")
     def _answer_complete(self) -> CandidateItem:
@@ -302,10 +302,12 @@ class CandidateItem(_Strict):
                 raise _fails("decision synthesize answers only a synthesize question")
 
     def _synthesis_answer(self) -> None:
-        from .synthesis import restates_a_source
+        from .synthesis import MAX_PATTERN_CHARS, restates_a_source
 
         if self.text is None:
             raise _fails("decision synthesize needs a text (the pattern)")
+        if len(self.text) > MAX_PATTERN_CHARS:
+            raise _fails(f"text is longer than {MAX_PATTERN_CHARS} characters (a pattern is one or two sentences)")
         if restates_a_source(self.text, self.texts):
             raise _fails("text repeats one of its sources (a synthesis states the pattern they share)")
 

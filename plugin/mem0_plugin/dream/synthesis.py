@@ -18,9 +18,12 @@ What counts as evidence
       date of ``created_at``). Several memories of one session or one day are one event.
     * Two observations are **close** when they are about one thing without saying the same:
       with vectors, cosine ≥ `GROUP_COSINE`; without (no model), their significant words
-      overlap with a Jaccard index ≥ `GROUP_JACCARD`. Closer than `RESTATEMENT_COSINE`, or
+      overlap with a Jaccard index ≥ `GROUP_JACCARD` (only in type groups of at most
+      `LEXICAL_LIMIT` observations: words are a weak sign of a habit). Closer than `RESTATEMENT_COSINE`, or
       words overlapping above 0.6, is the same sentence again (a merge's business), not
       another observation.
+    * Only the `RECENT_PER_TYPE` newest observations of each type are searched: a habit shows
+      in recent activity, and the work stays bounded on a large store.
     * A **group** is formed greedily from the closest pair down, within one type: a memory
       joins when it is close to, not a restatement of, and independent of every member,
       up to `MAX_GROUP`. A group of at least `MIN_OBSERVATIONS` is a candidate unless every
@@ -63,23 +66,31 @@ GROUP_COSINE = 0.40
 RESTATEMENT_COSINE = 0.90
 GROUP_JACCARD = Fraction(1, 3)
 RESTATEMENT_JACCARD = Fraction(3, 5)
-NEIGHBOURS = 6  # each observation's closest others that may seed or join a group
+RECENT_PER_TYPE = 1000  # the newest observations of a type that are searched (bounds the work)
+NEIGHBOURS = 3  # each observation's closest others that may seed or join a group
 SETUP_TYPES = frozenset({"environmental", "project_profile"})  # facts of the setup: a profile, not a habit
-LEXICAL_LIMIT = 2000  # a type group larger than this is not searched by words (the join grows fast)
+LEXICAL_LIMIT = 200  # a type group larger than this is not searched by words (see `_seed_pairs`)
 
-_QUESTION = re.compile(
-    r"\?\s*$|？\s*$|^\s*(?:how|what|why|where|when|which|who|should|can|could|is|are|does|do)\b"
-    r"|\b(?:asked|asks|asking|wondered|wonders)\s+(?:again\s+)?(?:about|how|what|why|whether|if|where|which|when)\b"
+_QUESTION_OPENING = re.compile(
+    r"\s*(?:how|what|why|where|when|which|who|should|can|could|is|are|does|do)\b", re.IGNORECASE
+)
+_ASKED = re.compile(
+    r"\b(?:asked|asks|asking|wondered|wonders)\s+(?:again\s+)?(?:about|how|what|why|whether|if|where|which|when)\b"
     r"|спрашивал|спросил|问了|询问|問い合わせ",
     re.IGNORECASE,
 )
+_ASKED_HINTS = ("ask", "wonder", "спр", "问", "询", "問")
 
 Vectors = Mapping[str, "np.ndarray"]
 
 
 def is_question(text: str) -> bool:
-    """A question, or a memory that a question was asked: no observation of a habit."""
-    return _QUESTION.search(text) is not None
+    """A question, or a memory that a question was asked: no observation of a habit. (The
+    cheap tests first: this runs on every memory of the project.)"""
+    if text.rstrip().endswith(("?", "？")) or _QUESTION_OPENING.match(text):
+        return True
+    lowered = text.lower()
+    return any(hint in lowered for hint in _ASKED_HINTS) and _ASKED.search(text) is not None
 
 
 def last_synthesis(memories: Iterable[Memory]) -> datetime | None:
@@ -131,10 +142,17 @@ def independent(a: AnalysedMemory, b: AnalysedMemory) -> bool:
     return a.created.date() != b.created.date()
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> Fraction:
-    """The Jaccard index, exactly (a pair at exactly a third is at the floor, not below it)."""
-    union = len(a | b)
-    return Fraction(len(a & b), union) if union else Fraction(0)
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    inter = len(a & b)
+    union = len(a) + len(b) - inter
+    return inter / union if union else 0.0
+
+
+def _at_least(a: frozenset[str], b: frozenset[str], threshold: Fraction) -> bool:
+    """Jaccard(a, b) ≥ threshold, exactly (a pair at exactly a third is at the floor)."""
+    inter = len(a & b)
+    union = len(a) + len(b) - inter
+    return union > 0 and inter * threshold.denominator >= threshold.numerator * union
 
 
 class _Closeness:
@@ -143,15 +161,16 @@ class _Closeness:
     def __init__(self, vectors: Vectors | None) -> None:
         self.vectors = vectors
 
-    def __call__(self, a: AnalysedMemory, b: AnalysedMemory) -> float | Fraction:
+    def __call__(self, a: AnalysedMemory, b: AnalysedMemory) -> float:
         if self.vectors is not None:
             return float(self.vectors[a.id] @ self.vectors[b.id])
         return _jaccard(a.features.sig, b.features.sig)
 
-    def close(self, a: AnalysedMemory, b: AnalysedMemory, value: float | Fraction) -> bool:
+    def close(self, a: AnalysedMemory, b: AnalysedMemory) -> bool:
         if self.vectors is not None:
-            return GROUP_COSINE <= value < RESTATEMENT_COSINE
-        return value >= GROUP_JACCARD and not exceeds(a.features.sig, b.features.sig, RESTATEMENT_JACCARD)
+            return GROUP_COSINE <= self(a, b) < RESTATEMENT_COSINE
+        sig_a, sig_b = a.features.sig, b.features.sig
+        return _at_least(sig_a, sig_b, GROUP_JACCARD) and not exceeds(sig_a, sig_b, RESTATEMENT_JACCARD)
 
 
 def synthesis_candidates(
@@ -168,7 +187,8 @@ def synthesis_candidates(
             by_type[item.type].append(item)
     found: list[Candidate] = []
     for type_name in sorted(by_type):
-        found += _groups(by_type[type_name], type_name, _Closeness(vectors))
+        recent = sorted(by_type[type_name], key=lambda item: item.newest_first_key)[:RECENT_PER_TYPE]
+        found += _groups(sorted(recent, key=lambda item: item.id), type_name, _Closeness(vectors))
     found.sort(key=lambda c: (-c.similarity, c.ids))
     return found[:MAX_SYNTHESIS_CANDIDATES]
 
@@ -179,17 +199,29 @@ def _seed_pairs(group: list[AnalysedMemory], closeness: _Closeness) -> list[tupl
         vectors = closeness.vectors
         pairs = similar_vector_pairs([vectors[item.id] for item in group], GROUP_COSINE, NEIGHBOURS)
         found = [(cosine, i, j) for i, j, cosine in pairs]
-    elif len(group) > LEXICAL_LIMIT:
-        return []
+    elif len(group) > LEXICAL_LIMIT:  # words are a weak sign of a habit, and templated text
+        return []  # (hundreds of "Session state: …") would make every pair a candidate
     else:
         sets = [item.features.sig for item in group]
         below = GROUP_JACCARD - Fraction(1, 1000)  # the join finds pairs strictly above its threshold
-        found = [
-            (float(value), i, j)
-            for i, j in similar_pairs(sets, below)
-            if (value := _jaccard(sets[i], sets[j])) >= GROUP_JACCARD
-        ]
+        found = _nearest(
+            [
+                (_jaccard(sets[i], sets[j]), i, j)
+                for i, j in similar_pairs(sets, below)
+                if _at_least(sets[i], sets[j], GROUP_JACCARD)
+            ]
+        )
     return sorted(found, key=lambda p: (-p[0], group[p[1]].id, group[p[2]].id))
+
+
+def _nearest(pairs: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+    """The pairs where one side is among the other's `NEIGHBOURS` closest (as with vectors)."""
+    best: dict[int, list[tuple[float, int, int]]] = defaultdict(list)
+    for pair in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        for side in pair[1:]:
+            if len(best[side]) < NEIGHBOURS:
+                best[side].append(pair)
+    return sorted({pair for kept in best.values() for pair in kept})
 
 
 def _groups(group: list[AnalysedMemory], type_name: str, closeness: _Closeness) -> list[Candidate]:
@@ -215,7 +247,7 @@ def _groups(group: list[AnalysedMemory], type_name: str, closeness: _Closeness) 
 
 
 def _joins(item: AnalysedMemory, members: list[AnalysedMemory], closeness: _Closeness) -> bool:
-    return all(independent(item, m) and closeness.close(item, m, closeness(item, m)) for m in members)
+    return all(independent(item, m) and closeness.close(item, m) for m in members)
 
 
 def _one_thing(members: list[AnalysedMemory]) -> bool:
@@ -226,7 +258,7 @@ def _one_thing(members: list[AnalysedMemory]) -> bool:
 
 def _candidate(members: list[AnalysedMemory], type_name: str, closeness: _Closeness) -> Candidate:
     members = sorted(members, key=lambda m: m.oldest_first_key)
-    lowest = float(min(closeness(a, b) for a, b in combinations(members, 2)))
+    lowest = min(closeness(a, b) for a, b in combinations(members, 2))
     return Candidate(
         ids=tuple(m.id for m in members),
         type=type_name,
