@@ -19,6 +19,8 @@ import labelled
 import pytest
 from dream_support import BRANCH, NOW, export, make_project, record, uid, update_text, write_jsonl
 from mem0_plugin.dream.analysis import analyse
+from mem0_plugin.dream.judging import answered_plan
+from mem0_plugin.dream.plan import SynthesizeAction, plan_from_json, plan_to_json
 from mem0_plugin.dream.synthesis import (
     SYNTHESIS_INTERVAL_DAYS,
     SYNTHESIS_SOURCE,
@@ -64,8 +66,8 @@ def seed(run_cli, tmp_path, project):
 
 @pytest.fixture
 def dream(run_cli, project, seed):
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-        return run_cli("mem0-dream", *args, "--now", NOW, cwd=str(project), input=stdin)
+    def run(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+        return run_cli("mem0-dream", *args, "--now", NOW, cwd=str(project), input=stdin, env=env)
 
     seed(RECORDS)
     return run
@@ -210,6 +212,54 @@ def test_an_answer_naming_a_memory_of_no_candidate_is_refused(dream, run_cli, tm
     assert done.returncode == 2
     assert done.stderr.strip() == f"mem0-dream: error: plan: candidates[0].texts do not match memory {OTHER}"
     assert export(run_cli) == before
+
+
+def test_a_run_killed_after_journaling_its_synthesis_is_completed_by_the_next(dream, run_cli, tmp_path):
+    path = answered(dream, tmp_path, {"decision": "synthesize", "text": PATTERN})
+    crashed = dream("--apply", str(path), "--yes", env={"MEM0_DREAM_CRASH_AFTER": "0"})  # the plan journaled, no step
+    assert crashed.returncode == 137
+    assert [m["memory"] for m in export(run_cli).values() if m["metadata"].get("source") == SYNTHESIS_SOURCE] == []
+    done = dream("--auto")
+    assert done.returncode == 0 and "completed an interrupted run" in done.stderr
+    made = [m for m in export(run_cli).values() if m["metadata"].get("source") == SYNTHESIS_SOURCE]
+    assert [(m["memory"], m["source_memory_ids"]) for m in made] == [(PATTERN, [TAX, COUPON, SHIPPING])]
+    assert json.loads(dream("--runs", "--json").stdout)[-1]["synthesized"] == 1
+
+
+def test_an_answered_synthesis_round_trips_through_the_plan_file():
+    texts = list(HABIT)
+    data = {
+        "version": 1,
+        "user_id": "alice",
+        "project_id": "acme-api",
+        "generated_at": NOW,
+        "policy": {},
+        "policy_source": "default",
+        "memory_count": 3,
+        "merges": [],
+        "conflicts": [],
+        "prunes": [],
+        "candidates": [
+            {
+                "ids": [TAX, COUPON, SHIPPING],
+                "type": "user_preference",
+                "texts": texts,
+                "similarity": 0.55,
+                "question": "synthesize",
+                "decision": "synthesize",
+                "text": PATTERN,
+            }
+        ],
+        "fingerprints": {TAX: "1", COUPON: "1", SHIPPING: "1"},
+    }
+    plan = plan_from_json(json.dumps(data))
+    assert json.loads(plan_to_json(plan))["candidates"] == data["candidates"]
+    journaled = answered_plan(plan)  # what --apply journals: the answer became an action
+    assert journaled.synthesizes == (SynthesizeAction((TAX, COUPON, SHIPPING), "user_preference", PATTERN, 0.55),)
+    assert json.loads(plan_to_json(journaled))["synthesizes"] == [
+        {"ids": [TAX, COUPON, SHIPPING], "type": "user_preference", "text": PATTERN, "similarity": 0.55}
+    ]
+    assert plan_from_json(plan_to_json(journaled)) == journaled and not journaled.is_empty
 
 
 def test_auto_without_a_judge_creates_nothing(dream, run_cli):
