@@ -71,8 +71,10 @@ NEIGHBOURS = 3  # each observation's closest others that may seed or join a grou
 SETUP_TYPES = frozenset({"environmental", "project_profile"})  # facts of the setup: a profile, not a habit
 LEXICAL_LIMIT = 200  # a type group larger than this is not searched by words (see `_seed_pairs`)
 
-_QUESTION_OPENING = re.compile(
-    r"\s*(?:how|what|why|where|when|which|who|should|can|could|is|are|does|do)\b", re.IGNORECASE
+_QUESTION_OPENING = (
+    re.compile(  # "How do I …", "What is …" without "?"; "Does yoga …", "When deploying …" are statements
+        r"\s*(?:how|what|why|which|where)\s+(?:do|does|did|is|are|was|can|could|should|would|to)\b", re.IGNORECASE
+    )
 )
 _ASKED = re.compile(
     r"\b(?:asked|asks|asking|wondered|wonders)\s+(?:again\s+)?(?:about|how|what|why|whether|if|where|which|when)\b"
