@@ -4,8 +4,14 @@ product scored on it: dream's merges and conflicts, search hit@5 (docs/quality.m
 Used by tests/test_quality.py (which asserts floors) and benchmarks/quality.py (which
 prints every figure). The set: `about`, `as_of`, `memories` (key, project, type, lang,
 text, created_at, optional confidence / immutable / pinned / exclude_from_dream /
-agent_id), `merge_groups`, `conflicts` (old, new, kind, marked), `hard_negatives`,
-`queries` (project, lang, query, relevant).
+agent_id / run_id), `merge_groups`, `conflicts` (old, new, kind, marked), `hard_negatives`,
+`queries` (project, lang, query, relevant), `synthesis_groups` (ids, pattern: three or more
+independent observations of one habit) and `synthesis_negatives` (ids, why: groups that must
+not be proposed — one question asked again, one event, one session, restatements, unrelated facts).
+
+Synthesis candidates are scored as groups: a proposed group is right when it holds every
+member of a labelled group; a labelled negative is hit when a proposed group holds two or
+more of its members.
 
 A labelled conflict whose `marked` is true is one whose newer text marks the change itself
 ("now", "switched to", "moved to" …; labelled by hand, docs/quality.md): dream should
@@ -59,6 +65,7 @@ def records(data: dict, project: str) -> list[dict]:
                 "user_id": USER,
                 "app_id": project,
                 "agent_id": m.get("agent_id"),
+                "run_id": m.get("run_id"),
                 "metadata": metadata,
                 "created_at": m["created_at"],
                 "updated_at": m["created_at"],
@@ -99,6 +106,12 @@ class Scores:
     supersede_predicted: int = 0
     supersede_truth: int = 0
     protected_touched: int = 0
+    synthesis_tp: int = 0  # proposed groups holding a labelled group
+    synthesis_predicted: int = 0
+    synthesis_found: int = 0  # labelled groups some proposed group holds
+    synthesis_truth: int = 0
+    synthesis_negatives_hit: int = 0
+    synthesis_negatives: int = 0
     hits: dict = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # lang -> [hits, queries]
 
     @staticmethod
@@ -132,6 +145,14 @@ class Scores:
     @property
     def winner_rate(self) -> float:
         return self.ratio(self.winner_right, self.conflict_tp)
+
+    @property
+    def synthesis_precision(self) -> float:
+        return self.ratio(self.synthesis_tp, self.synthesis_predicted)
+
+    @property
+    def synthesis_recall(self) -> float:
+        return self.ratio(self.synthesis_found, self.synthesis_truth)
 
     def hit_rate(self, lang: str | None = None) -> float:
         if lang is None:
@@ -169,9 +190,22 @@ def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
     protected = protected_ids(data)
     scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts), supersede_truth=len(marked))
     now = parse_timestamp(data["as_of"], "as_of")
+    groups = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_groups", [])]
+    negatives = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_negatives", [])]
+    found: set[frozenset] = set()
+    hit: set[frozenset] = set()
     with open_store(url) as store:
         for project in projects(data):
             plan = make_plan(store, identity(url, home, project), now, semantic=semantic)
+            for candidate in plan.candidates:
+                if candidate.question != "synthesize":
+                    continue
+                ids = set(candidate.ids)
+                scores.synthesis_predicted += 1
+                held = [g for g in groups if g <= ids]
+                scores.synthesis_tp += bool(held)
+                found.update(held)
+                hit.update(n for n in negatives if len(n & ids) >= 2)
             for merge in plan.merges:
                 pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
                 scores.merge_predicted += len(pairs)
@@ -191,6 +225,8 @@ def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
                     scores.winner_right += supersede.new == conflicts[pair]
                 scores.supersede_tp += marked.get(pair) == supersede.new
             scores.protected_touched += len(protected & set(plan.memory_ids))
+    scores.synthesis_truth, scores.synthesis_found = len(groups), len(found)
+    scores.synthesis_negatives, scores.synthesis_negatives_hit = len(negatives), len(hit)
     return scores
 
 
@@ -216,5 +252,8 @@ def describe(scores: Scores, label: str) -> str:
         f"supersedes P {scores.supersede_precision:.2f} R {scores.supersede_recall:.2f} "
         f"({scores.supersede_tp}/{scores.supersede_predicted}, {scores.supersede_truth} true); "
         f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
+        f"synthesis P {scores.synthesis_precision:.2f} R {scores.synthesis_recall:.2f} "
+        f"({scores.synthesis_tp}/{scores.synthesis_predicted} groups, {scores.synthesis_truth} true; "
+        f"negatives hit {scores.synthesis_negatives_hit}/{scores.synthesis_negatives}); "
         f"search hit@5 {scores.hit_rate():.2f} ({langs})"
     )

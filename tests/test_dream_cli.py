@@ -831,6 +831,20 @@ def test_demo_uses_a_throwaway_store(run_cli, tmp_path, mem0_home):
         lines[lines.index("Supersede (1):") + 1],
     )
     assert "Proposed: 2 merges, 3 prunes, 1 conflicts. Apply? [Y/n]" in lines
+    # three observations of one habit on different days: a pattern for a judge to write (docs/dream.md, "Synthesis")
+    synthesis = lines.index("Synthesize (1):")
+    assert re.fullmatch(
+        r"  \[mem0:[0-9a-f-]{36}\]( \+ \[mem0:[0-9a-f-]{36}\]){2} — user_preference, 3 observations",
+        lines[synthesis + 1],
+    )
+    assert lines[synthesis + 2 : synthesis + 5] == [
+        '      1: "The checkout tax bug was fixed only once a failing test showed it"',
+        '      2: "Reproduced the checkout coupon bug with a failing test, then fixed it"',
+        '      3: "Before touching the checkout shipping code, wrote a failing test for the bug"',
+    ]
+    assert (
+        lines.index("Prune (3):") < synthesis < lines.index("Proposed: 2 merges, 3 prunes, 1 conflicts. Apply? [Y/n]")
+    )
     assert re.search(
         r'Conflict 1/1: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
         r"Apply\? \[Y/n\] " + re.escape(summary(2, 3, 1, 0)) + "$",

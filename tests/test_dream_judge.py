@@ -164,7 +164,7 @@ def _foreign_id(memory_id: str):
             "merged_text drops 'make e2e' of its texts (a merge keeps every literal)",
         ),
         ({E2E_OLD: {"decision": "merge"}}, "decision merge needs a merged_text"),
-        ({E2E_OLD: {"decision": "maybe"}}, "decision must be one of merge, supersede, conflict, leave"),
+        ({E2E_OLD: {"decision": "maybe"}}, "decision must be one of merge, supersede, conflict, synthesize, leave"),
         ({E2E_OLD: {"decision": "supersede", "winner": OTHER}}, "needs a winner that is one of its ids"),
         ({E2E_OLD: {"decision": "supersede"}}, "needs a winner that is one of its ids"),
         ({E2E_OLD: {"decision": "leave", "winner": E2E_OLD}}, "has a winner but its decision is not supersede"),

@@ -342,4 +342,5 @@ def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env
         ' — "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)"' in out
     )
     assert "Supersede (2):" in out  # with the API port's, which the words alone find (test_dream_cli)
+    assert "Synthesize (1):" in out and "3 observations" in out  # the failing-test habit, by meaning too
     assert Semantic  # the real embedder was used: the lexical rules alone find neither (test_dream_cli)

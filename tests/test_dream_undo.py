@@ -89,7 +89,8 @@ def run_line(run: dict, status: str) -> str:
     when = run["started_at"][:16].replace("T", " ")
     return (
         f"{run['run_id'][:8]}  {when}  {(run['mode'] or 'unknown'):<11}  merged={run['merged']}  "
-        f"superseded={run['superseded']}  pruned={run['pruned']}  resolved={run['resolved']}  not_applied={run['not_applied']}  {status}"
+        f"superseded={run['superseded']}  pruned={run['pruned']}  resolved={run['resolved']}  "
+        f"synthesized={run['synthesized']}  not_applied={run['not_applied']}  {status}"
     )
 
 
@@ -224,8 +225,9 @@ def test_run_ids_unknown_ambiguous_too_short_or_of_another_project_are_refused(d
     _insert_run(second, "2026-11-02T03:17:00.250000+00:00")
     _insert_run("0ddba11a-0000-4000-8000-000000000003", "2026-11-03T03:17:00+00:00", app_id="other-project")
     assert ok(dream("--runs")) == (
-        "abcdef12  2026-11-02 03:17  unknown      merged=0  superseded=0  pruned=0  resolved=0  not_applied=0  done\n"
-        "abcdef12  2026-11-01 03:17  apply        merged=0  superseded=0  pruned=0  resolved=0  not_applied=0  done\n"
+        "abcdef12  2026-11-02 03:17  unknown      merged=0  superseded=0  pruned=0  resolved=0  synthesized=0  not_applied=0  done\n"
+        "abcdef12  2026-11-01 03:17  apply        merged=0  superseded=0  pruned=0  resolved=0  synthesized=0  "
+        "not_applied=0  done\n"
     )
     assert (
         refused(dream("--undo", "abcdef12"), 2)

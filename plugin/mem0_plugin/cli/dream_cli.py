@@ -55,7 +55,9 @@ def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: App
         retire_reminders(store, identity)
     for note in outcome.stale:
         term.line(f"Not applied — {printable(note)}")
-    term.line(report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped))
+    term.line(
+        report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized)
+    )
     return 0
 
 
@@ -210,7 +212,9 @@ def cmd_auto(args, identity: Identity) -> int:
 def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
-        prepared = prepare_plan(store, identity, _now(args), semantic=_semantic(identity), store_vectors=True)
+        prepared = prepare_plan(
+            store, identity, _now(args), semantic=_semantic(identity), store_vectors=True, weekly_synthesis=True
+        )
         plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
@@ -227,7 +231,12 @@ def _auto_run(args, identity: Identity) -> int:
         else:
             retire_reminders(store, identity)
     line = report.auto_summary_line(
-        identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts), outcome.superseded
+        identity.project_id,
+        outcome.merged,
+        outcome.pruned,
+        len(plan.conflicts),
+        outcome.superseded,
+        outcome.synthesized,
     )
     if judge is not None:  # a language model is configured (docs/judges.md)
         for note in judge.tally.notes:

@@ -31,7 +31,9 @@ Precedence: each memory takes part in at most one action
     4. low-confidence prunes, among memories in no other action;
     5. last, each conflict whose newer text alone marks the change becomes a supersede.
     With vectors, the pairs close in meaning that no rule decided and no action names become
-    ``candidates`` for a judge (`judging`): at most 50, most similar first.
+    ``candidates`` for a judge (`judging`): at most 50, most similar first. Then the groups of
+    three or more independent observations that may show a pattern (`synthesis`; by words when
+    there are no vectors), at most 10, weekly only under `--auto`.
 
 Plan order: merges, conflicts and supersedes by (type, ids of the conflict they came from); prunes by (type, oldest first, id);
 ids inside a merge oldest first; a conflict's A is its likely winner. ``fingerprints``
@@ -67,6 +69,7 @@ from .pruning import low_confidence_prune, retention_prune
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .retention import valid_entries
 from .supersedes import split_supersedes
+from .synthesis import cited_by_syntheses, synthesis_candidates, synthesis_due
 
 if TYPE_CHECKING:
     import numpy as np
@@ -141,13 +144,15 @@ def analyse(
     progress: Progress | None = None,
     features: dict[str, TextFeatures] | None = None,
     vectors: Vectors | None = None,
+    weekly_synthesis: bool = False,
 ) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
     merges and conflicts that only meaning shows (`relations`).
     `progress(done, total)` only watches the reading of the memories (most of the time).
     `features`: the texts' features already known, by text (see `eligible`); a cache only —
-    with or without it, the plan is the same."""
+    with or without it, the plan is the same. `weekly_synthesis` (`--auto`): look for synthesis
+    candidates only when the last synthesis is a week old or more (`synthesis.synthesis_due`)."""
     vectors = vectors or {}
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
@@ -168,7 +173,11 @@ def analyse(
             conflicts += found
             taken |= {memory_id for conflict in found for memory_id in conflict.ids}
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
-    candidates = open_candidates(judged, taken | {p.id for p in prunes})
+    taken |= {p.id for p in prunes}
+    candidates = open_candidates(judged, taken)
+    if not weekly_synthesis or synthesis_due(memories, now):
+        taken |= {i for c in candidates for i in c.ids}
+        candidates += synthesis_candidates(items, vectors or None, taken, cited_by_syntheses(memories))
     conflicts, supersedes = split_supersedes(
         sorted(conflicts, key=lambda c: (c.type, c.ids)), {item.id: item for item in items}
     )

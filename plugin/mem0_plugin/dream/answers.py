@@ -66,11 +66,20 @@ def read_answer(text: object, candidate: Candidate) -> Candidate:
     if unknown:
         raise AnswerRefused(f"the answer has unknown key {unknown[0]!r}")
     keys = {key: answer[key] for key in ANSWER_KEYS if answer.get(key) is not None}
-    if keys.get("decision") not in DECISIONS:
-        raise AnswerRefused(f"the answer's decision must be one of {', '.join(DECISIONS)}")
+    allowed = decisions_for(candidate)
+    if keys.get("decision") not in allowed:
+        raise AnswerRefused(f"the answer's decision must be one of {', '.join(allowed)}")
     if "winner" in keys:
         keys["winner"] = _winner(keys["winner"], candidate)
     return _checked(candidate, keys)
+
+
+def decisions_for(candidate: Candidate) -> tuple[str, ...]:
+    """What a judge may answer to `candidate`: a group only synthesizes or is left; a pair
+    never synthesizes."""
+    if candidate.question == "synthesize":
+        return ("synthesize", "leave")
+    return tuple(decision for decision in DECISIONS if decision != "synthesize")
 
 
 def _json_object(text: object) -> dict[str, Any]:

@@ -52,9 +52,11 @@ from .plan import (
     Plan,
     PruneAction,
     SupersedeAction,
+    SynthesizeAction,
     plan_from_json,
     plan_to_json,
 )
+from .synthesis import SYNTHESIS_SOURCE, restates_a_source
 
 ACTOR = "mem0-dream"
 CHOICES = ("A", "B", "skip")
@@ -62,8 +64,8 @@ CHOICES = ("A", "B", "skip")
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # "merge" | "supersede" | "resolve" | "prune"
-    action: MergeAction | SupersedeAction | ConflictAction | PruneAction
+    kind: str  # "merge" | "supersede" | "resolve" | "prune" | "synthesize"
+    action: MergeAction | SupersedeAction | ConflictAction | PruneAction | SynthesizeAction
     choice: str = ""
 
 
@@ -73,6 +75,7 @@ class ApplyOutcome:
     superseded: int = 0
     pruned: int = 0
     resolved: int = 0
+    synthesized: int = 0
     skipped: int = 0  # conflicts the user (or --auto) skipped
     stale: list[str] = field(default_factory=list)  # actions not applied: a memory changed since the plan
     stale_resolutions: int = 0  # conflicts the user settled that could not be applied
@@ -84,13 +87,15 @@ class ApplyOutcome:
 
 
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
-    """The apply order of docs/dream.md, step 5: merges, supersedes, resolved conflicts, prunes."""
+    """The apply order of docs/dream.md, step 5: merges, supersedes, resolved conflicts, prunes,
+    syntheses (last: a run journaled before syntheses keeps its step numbers)."""
     steps = [Step("merge", m) for m in plan.merges]
     steps += [Step("supersede", s) for s in plan.supersedes]
     steps += [
         Step("resolve", c, resolutions[c.ids[0]]) for c in plan.conflicts if resolutions.get(c.ids[0]) in ("A", "B")
     ]
     steps += [Step("prune", p) for p in plan.prunes]
+    steps += [Step("synthesize", s) for s in plan.synthesizes]
     return steps
 
 
@@ -172,6 +177,25 @@ def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, 
         writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
 
 
+def _synthesize(
+    writer: Writer, plan: Plan, identity: Identity, action: SynthesizeAction, sources: list[Memory]
+) -> None:
+    """One new memory stating the pattern, citing its sources, which stay as they are."""
+    if restates_a_source(action.text, [m.memory for m in sources]):
+        raise InvalidInputError("the pattern's text repeats one of its sources")
+    made = Memory(
+        id=str(uuid.uuid4()),
+        memory=action.text,
+        user_id=plan.user_id,
+        app_id=plan.project_id,
+        metadata={"type": action.type, "branch": identity.branch, "source": SYNTHESIS_SOURCE},
+        created_at=writer.now,
+        updated_at=writer.now,
+        source_memory_ids=tuple(m.id for m in sources),
+    )
+    writer.insert(made, event="ADD", actor=ACTOR)
+
+
 def _resolve(writer: Writer, action: ConflictAction, choice: str, memories: list[Memory]) -> None:
     winner, loser = (memories[0], memories[1]) if choice == "A" else (memories[1], memories[0])
     writer.change(loser, "SUPERSEDE", ACTOR, lifecycle_state=SUPERSEDED, replacement_memory_id=winner.id)
@@ -194,6 +218,8 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str
         _supersede(writer, current)
     elif isinstance(action, ConflictAction):
         _resolve(writer, action, step.choice, current)
+    elif isinstance(action, SynthesizeAction):
+        _synthesize(writer, plan, identity, action, current)
     else:
         writer.delete(current[0], ACTOR, event="PRUNE")
     return ""
@@ -294,6 +320,8 @@ def _count(outcome: ApplyOutcome, step: Step, result: str, reason: str = "") -> 
         outcome.superseded += 1
     elif step.kind == "resolve":
         outcome.resolved += 1
+    elif step.kind == "synthesize":
+        outcome.synthesized += 1
     else:
         outcome.pruned += 1
 

@@ -5,7 +5,8 @@ With vectors, dream sees pairs that are close in meaning but that its rules leav
 best of them in the plan, for the agent running dream to answer; `answered_plan` turns each
 answer into the action it names, so an answered candidate is applied exactly as a proposed
 action is (fingerprints, conditional writes, journal). With no judge, nothing is asked and a
-candidate is left alone. Groups and synthesis are never asked about: only pairs.
+candidate is left alone. Groups are asked about only for a synthesis (`synthesis`): the judge
+writes the pattern, which `answered_plan` turns into a `SynthesizeAction`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from .meaning import literal_values, reading
-from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction
+from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction, SynthesizeAction
 from .relations import Judged
 from .topics import conflict_topic
 
@@ -65,14 +66,15 @@ def lost_literal(merged_text: str, sources: Iterable[str]) -> str | None:
 
 
 def answered(candidate: Candidate) -> bool:
-    """Whether the judge asked for an action (merge, supersede or conflict)."""
-    return candidate.decision in ("merge", "supersede", "conflict")
+    """Whether the judge asked for an action (merge, supersede, conflict or synthesize)."""
+    return candidate.decision in ("merge", "supersede", "conflict", "synthesize")
 
 
 def answered_plan(plan: Plan) -> Plan:
     """The plan with each answered candidate turned into its action (appended after the proposed
     ones of its kind) and no candidate left: the plan that is applied and journaled."""
     merges, supersedes, conflicts = list(plan.merges), list(plan.supersedes), list(plan.conflicts)
+    synthesizes = list(plan.synthesizes)
     for candidate in plan.candidates:
         if candidate.decision == "merge":
             merges.append(_merge(candidate))
@@ -80,7 +82,23 @@ def answered_plan(plan: Plan) -> Plan:
             supersedes.append(_supersede(candidate))
         elif candidate.decision == "conflict":
             conflicts.append(_conflict(candidate))
-    return replace(plan, merges=tuple(merges), supersedes=tuple(supersedes), conflicts=tuple(conflicts), candidates=())
+        elif candidate.decision == "synthesize":
+            synthesizes.append(_synthesize(candidate))
+    return replace(
+        plan,
+        merges=tuple(merges),
+        supersedes=tuple(supersedes),
+        conflicts=tuple(conflicts),
+        synthesizes=tuple(synthesizes),
+        candidates=(),
+    )
+
+
+def _synthesize(candidate: Candidate) -> SynthesizeAction:
+    assert candidate.text is not None  # checked when the plan was read
+    return SynthesizeAction(
+        ids=candidate.ids, type=candidate.type, text=candidate.text, similarity=candidate.similarity
+    )
 
 
 def _merge(candidate: Candidate) -> MergeAction:
@@ -105,7 +123,7 @@ def _supersede(candidate: Candidate) -> SupersedeAction:
 
 
 def _conflict(candidate: Candidate) -> ConflictAction:
-    (older, newer), (older_text, newer_text) = candidate.ids, candidate.texts
+    (older, newer), (older_text, newer_text) = candidate.ids[:2], candidate.texts[:2]
     return ConflictAction(
         ids=(newer, older),  # the newer is the likely winner (A), as for every conflict
         type=candidate.type,

@@ -123,6 +123,7 @@ def step3_analyse(
     progress: Progress | None = None,
     features: dict[str, TextFeatures] | None = None,
     vectors: dict | None = None,
+    weekly_synthesis: bool = False,
 ) -> Plan:
     return analyse(
         memories,
@@ -134,6 +135,7 @@ def step3_analyse(
         progress=progress,
         features=features,
         vectors=vectors,
+        weekly_synthesis=weekly_synthesis,
     )
 
 
@@ -182,15 +184,19 @@ def prepare_plan(
     semantic: Semantic | None = None,
     *,
     store_vectors: bool = False,
+    weekly_synthesis: bool = False,
 ) -> Prepared:
     """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
-    vectors take part (`fetch_vectors`; stored when `store_vectors`)."""
+    vectors take part (`fetch_vectors`; stored when `store_vectors`). `weekly_synthesis`
+    (`--auto`): synthesis candidates only when the last synthesis is a week old or more."""
     policy, source = step1_retention(identity.cwd)
     with collector_paused():  # fetch builds a record per memory too
         fetched = fetch_with_features(store, identity, progress)
         vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)
         features = dict(fetched.known_features)
-        plan = step3_analyse(fetched.memories, policy, source, identity, now, analysis_progress, features, vectors)
+        plan = step3_analyse(
+            fetched.memories, policy, source, identity, now, analysis_progress, features, vectors, weekly_synthesis
+        )
     return Prepared(plan, fetched, features, embedded)
 
 

@@ -26,8 +26,8 @@ PLAN_VERSION = 1
 REASON_RETENTION = "retention"
 REASON_LOW_CONFIDENCE = "low_confidence"
 PRUNE_REASONS = (REASON_RETENTION, REASON_LOW_CONFIDENCE)
-QUESTIONS = ("merge", "supersede", "conflict")  # what a candidate asks its judge
-DECISIONS = ("merge", "supersede", "conflict", "leave")  # what a judge may answer
+QUESTIONS = ("merge", "supersede", "conflict", "synthesize")  # what a candidate asks its judge
+DECISIONS = ("merge", "supersede", "conflict", "synthesize", "leave")  # what a judge may answer
 
 
 @dataclass(frozen=True)
@@ -63,19 +63,33 @@ class SupersedeAction:
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A pair the rules could not decide, put to a judge (the agent running dream; docs/dream.md,
-    "Candidates"). Its answer is `decision` (with `merged_text` for a merge, `winner` for a
-    supersede); None: not answered, which is the same as "leave"."""
+class SynthesizeAction:
+    """A new memory stating the pattern that its sources, independent observations, support
+    (docs/dream.md, "Synthesis"); the sources stay active. Only a judge writes `text`."""
 
-    ids: tuple[str, str]  # (older, newer)
+    ids: tuple[str, ...]  # the sources, oldest first
     type: str
-    texts: tuple[str, str]  # their texts as fetched, in the order of `ids`
+    text: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """What the rules could not decide, put to a judge (the agent running dream; docs/dream.md,
+    "Candidates"): a pair (merge, supersede or conflict), or a group of three or more
+    independent observations that may show a pattern (question "synthesize"). Its answer is
+    `decision` (with `merged_text` for a merge, `winner` for a supersede, `text` for a
+    synthesis); None: not answered, which is the same as "leave"."""
+
+    ids: tuple[str, ...]  # a pair: (older, newer); a group: oldest first
+    type: str
+    texts: tuple[str, ...]  # their texts as fetched, in the order of `ids`
     similarity: float
     question: str  # one of QUESTIONS
     decision: str | None = None  # one of DECISIONS
     merged_text: str | None = None
     winner: str | None = None
+    text: str | None = None  # the pattern a judge wrote (decision "synthesize")
 
 
 @dataclass(frozen=True)
@@ -101,7 +115,8 @@ class Plan:
     conflicts: tuple[ConflictAction, ...] = ()
     prunes: tuple[PruneAction, ...] = ()
     supersedes: tuple[SupersedeAction, ...] = ()
-    candidates: tuple[Candidate, ...] = ()  # pairs for a judge: no action until answered
+    candidates: tuple[Candidate, ...] = ()  # pairs and groups for a judge: no action until answered
+    synthesizes: tuple[SynthesizeAction, ...] = ()  # answered synthesis candidates (docs/dream.md, "Synthesis")
     fingerprints: dict[str, str] = field(default_factory=dict)
 
     __hash__ = None  # type: ignore[assignment]  # it holds dicts
@@ -109,27 +124,30 @@ class Plan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "policy", dict(self.policy))
         object.__setattr__(self, "fingerprints", dict(self.fingerprints))
-        for name in ("merges", "conflicts", "prunes", "supersedes", "candidates"):
+        for name in ("merges", "conflicts", "prunes", "supersedes", "candidates", "synthesizes"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
     def is_empty(self) -> bool:
-        """No merge, supersede, conflict or prune proposed (open candidates propose nothing)."""
-        return not (self.merges or self.supersedes or self.conflicts or self.prunes)
+        """No merge, supersede, conflict, prune or synthesis proposed (open candidates propose nothing)."""
+        return not (self.merges or self.supersedes or self.conflicts or self.prunes or self.synthesizes)
 
     @property
     def memory_ids(self) -> tuple[str, ...]:
-        """Every memory id an action names, in plan order (merges, conflicts, prunes, supersedes)."""
+        """Every memory id an action names, in plan order (merges, conflicts, prunes, supersedes,
+        syntheses)."""
         ids: list[str] = [i for merge in self.merges for i in merge.ids]
         ids += [i for conflict in self.conflicts for i in conflict.ids]
         ids += [prune.id for prune in self.prunes]
         ids += [i for supersede in self.supersedes for i in supersede.ids]
+        ids += [i for synthesis in self.synthesizes for i in synthesis.ids]
         return tuple(ids)
 
 
 def plan_to_dict(plan: Plan) -> dict[str, Any]:
-    """The JSON object of the plan (docs/dream.md, "Plan file")."""
-    return {
+    """The JSON object of the plan (docs/dream.md, "Plan file"). ``synthesizes`` is written only
+    when the plan has some (an answered synthesis, in the journal): analysis proposes none."""
+    shown: dict[str, Any] = {
         "version": plan.version,
         "user_id": plan.user_id,
         "project_id": plan.project_id,
@@ -151,8 +169,13 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
         "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason} for p in plan.prunes],
         "supersedes": [_supersede_dict(s) for s in plan.supersedes],
         "candidates": [_candidate_dict(c) for c in plan.candidates],
-        "fingerprints": dict(sorted(plan.fingerprints.items())),
     }
+    if plan.synthesizes:
+        shown["synthesizes"] = [
+            {"ids": list(s.ids), "type": s.type, "text": s.text, "similarity": s.similarity} for s in plan.synthesizes
+        ]
+    shown["fingerprints"] = dict(sorted(plan.fingerprints.items()))
+    return shown
 
 
 def _conflict_dict(conflict: ConflictAction) -> dict[str, Any]:
@@ -182,7 +205,7 @@ def _candidate_dict(candidate: Candidate) -> dict[str, Any]:
         "similarity": candidate.similarity,
         "question": candidate.question,
     }
-    for key in ("decision", "merged_text", "winner"):  # a judge's answer, once given
+    for key in ("decision", "merged_text", "winner", "text"):  # a judge's answer, once given
         value = getattr(candidate, key)
         if value is not None:
             shown[key] = value

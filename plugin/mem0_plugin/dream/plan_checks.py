@@ -7,8 +7,9 @@ field: ``plan: merges[2].similarity must be a number from 0 to 1``.
 Each field type carries the sentence said when it is wrong (`_says`), so a wrong value
 reads the same whatever pydantic found wrong with it (type, range, blank, duplicate).
 Every key is required and no other key is allowed (a conflict's ``texts``, a supersede's
-``text`` and the plan's ``supersedes`` and ``candidates`` are optional: plans written before them
-still read; so are a candidate's answer keys ``decision``, ``merged_text`` and ``winner``).
+``text`` and the plan's ``supersedes``, ``candidates`` and ``synthesizes`` are optional: plans written
+before them still read; so are a candidate's answer keys ``decision``, ``merged_text``, ``winner`` and
+``text``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .plan import (
     Plan,
     PruneAction,
     SupersedeAction,
+    SynthesizeAction,
 )
 from .retention import POLICY_SOURCES
 
@@ -233,27 +235,45 @@ class SupersedeItem(_Strict):
         return SupersedeAction(old=self.old, new=self.new, reason=self.reason, text=self.text)
 
 
-class CandidateItem(_Strict):
-    """A pair put to a judge, with the judge's answer once given (docs/dream.md, "Candidates")."""
+def _pattern_text(text: str) -> str:
+    from .synthesis import MAX_PATTERN_CHARS
 
-    ids: IdPair
+    if len(text) > MAX_PATTERN_CHARS:
+        raise _fails(f"is longer than {MAX_PATTERN_CHARS} characters (a pattern is one or two sentences)")
+    return text
+
+
+PatternText = Annotated[MemoryText, AfterValidator(_pattern_text)]
+
+
+class CandidateItem(_Strict):
+    """A pair or a group put to a judge, with the judge's answer once given (docs/dream.md, "Candidates")."""
+
+    ids: MemoryIds
     type: Text
-    texts: Annotated[list[MemoryText], Field(min_length=2, max_length=2), _says("must be a list of 2 texts")]
+    texts: Annotated[list[MemoryText], Field(min_length=2), _says("must be a list of texts, one per id")]
     similarity: Annotated[Fraction, _says("must be a number from 0 to 1")]
     question: Question
     decision: Decision | None = None
     merged_text: Annotated[MemoryText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
     winner: Annotated[Text | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
+    text: Annotated[MemoryText | None, AfterValidator(_not_null), _says("must be a non-empty string")] = None
 
     @model_validator(mode="after")
     def _answer_complete(self) -> CandidateItem:
-        """A merge keeps every literal of both texts; a supersede names one of the two as winner."""
+        """A merge keeps every literal of both texts; a supersede names one of the two as winner;
+        a synthesis writes a pattern that is none of its sources (docs/dream.md, "Synthesis")."""
         from .judging import lost_literal  # the text rules load only when a candidate is read
 
+        self._shape()
         if self.merged_text is not None and self.decision != "merge":
             raise _fails("has a merged_text but its decision is not merge")
         if self.winner is not None and self.decision != "supersede":
             raise _fails("has a winner but its decision is not supersede")
+        if self.text is not None and self.decision != "synthesize":
+            raise _fails("has a text but its decision is not synthesize")
+        if self.decision == "synthesize":
+            self._synthesis_answer()
         if self.decision == "merge":
             if self.merged_text is None:
                 raise _fails("decision merge needs a merged_text")
@@ -264,17 +284,57 @@ class CandidateItem(_Strict):
             raise _fails("decision supersede needs a winner that is one of its ids")
         return self
 
+    def _shape(self) -> None:
+        """A pair for a pair's question, a group for a synthesis; answers that fit the question."""
+        from .synthesis import MAX_GROUP, MIN_OBSERVATIONS
+
+        if len(self.texts) != len(self.ids):
+            raise _fails("texts must hold one text per id")
+        if self.question == "synthesize":
+            if not MIN_OBSERVATIONS <= len(self.ids) <= MAX_GROUP:
+                raise _fails(f"ids of a synthesize question must be {MIN_OBSERVATIONS} to {MAX_GROUP} memory ids")
+            if self.decision not in (None, "synthesize", "leave"):
+                raise _fails("decision to a synthesize question must be synthesize or leave")
+        else:
+            if len(self.ids) != 2:
+                raise _fails(f"ids of a {self.question} question must be exactly 2 memory ids")
+            if self.decision == "synthesize":
+                raise _fails("decision synthesize answers only a synthesize question")
+
+    def _synthesis_answer(self) -> None:
+        from .synthesis import MAX_PATTERN_CHARS, restates_a_source
+
+        if self.text is None:
+            raise _fails("decision synthesize needs a text (the pattern)")
+        if len(self.text) > MAX_PATTERN_CHARS:
+            raise _fails(f"text is longer than {MAX_PATTERN_CHARS} characters (a pattern is one or two sentences)")
+        if restates_a_source(self.text, self.texts):
+            raise _fails("text repeats one of its sources (a synthesis states the pattern they share)")
+
     def candidate(self) -> Candidate:
         return Candidate(
-            ids=(self.ids[0], self.ids[1]),
+            ids=tuple(self.ids),
             type=self.type,
-            texts=(self.texts[0], self.texts[1]),
+            texts=tuple(self.texts),
             similarity=self.similarity,
             question=self.question,
             decision=self.decision,
             merged_text=self.merged_text,
             winner=self.winner,
+            text=self.text,
         )
+
+
+class SynthesizeItem(_Strict):
+    """An answered synthesis as the journal keeps it (docs/dream.md, "Synthesis")."""
+
+    ids: MemoryIds
+    type: Text
+    text: PatternText
+    similarity: Annotated[Fraction, _says("must be a number from 0 to 1")]
+
+    def action(self) -> SynthesizeAction:
+        return SynthesizeAction(ids=tuple(self.ids), type=self.type, text=self.text, similarity=self.similarity)
 
 
 class PlanFile(_Strict):
@@ -292,6 +352,7 @@ class PlanFile(_Strict):
     prunes: list[PruneItem]
     supersedes: list[SupersedeItem] = []  # absent in plans written before supersedes
     candidates: list[CandidateItem] = []  # absent in plans written before candidates
+    synthesizes: list[SynthesizeItem] = []  # present only once a synthesis was answered
     fingerprints: dict[str, Annotated[str, _says("must be a string")]]
 
     @model_validator(mode="after")
@@ -323,6 +384,7 @@ class PlanFile(_Strict):
             + [i for c in self.conflicts for i in c.ids]
             + [p.id for p in self.prunes]
             + [i for s in self.supersedes for i in (s.old, s.new)]
+            + [i for s in self.synthesizes for i in s.ids]
         )
 
     def plan(self) -> Plan:
@@ -339,6 +401,7 @@ class PlanFile(_Strict):
             prunes=tuple(p.action() for p in self.prunes),
             supersedes=tuple(s.action() for s in self.supersedes),
             candidates=tuple(c.candidate() for c in self.candidates),
+            synthesizes=tuple(s.action() for s in self.synthesizes),
             fingerprints=self.fingerprints,
         )
 

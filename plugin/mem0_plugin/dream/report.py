@@ -11,6 +11,11 @@ Details (docs/dream.md, "Step 4: report"):
 * Supersedes get their own section, ``Supersede (<N>):``, one line each:
   ``  [mem0:<old>] → [mem0:<new>] — "<new text, first 100 chars>"``. The ``Proposed:`` line
   keeps its three counts (merges, prunes, conflicts): the section header counts supersedes.
+* Synthesis gets a section of its own, ``Synthesize (<N>):``, after Prune: each group a judge
+  may turn into a pattern, ``  [mem0:<a>] + [mem0:<b>] + [mem0:<c>] — <type>, <N> observations``
+  with each source's text under it (``      1: "<text, first 100 chars>"``); once a judge wrote
+  the pattern (``--apply`` without ``--yes``), ``  [mem0:<a>] + … → "<pattern, first 100 chars>"``.
+  The ``Proposed:`` line does not count them (README, "Decisions").
 * With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
 * Counts are plain numbers, even for one item ("1 merges").
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
@@ -26,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..sanitize import printable
-from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
+from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, SynthesizeAction
 
 REPORT_TITLE = "## dream — consolidation report"
 NO_PROPOSALS = "Dream complete. No duplicate, contradictory, or stale memories found."
@@ -84,6 +89,36 @@ def supersede_pieces(supersede: SupersedeAction) -> Line:
     return [("  ", ""), _ref(supersede.old), (" → ", ""), _ref(supersede.new), (f' — "{preview}"', "")]
 
 
+def synthesis_candidate_lines(candidate: Candidate) -> list[Line]:
+    """A group a judge may turn into a pattern: its ids, then each source's text."""
+    refs: Line = []
+    for memory_id in candidate.ids:
+        refs += [(" + ", ""), _ref(memory_id)] if refs else [_ref(memory_id)]
+    head = f" — {printable(candidate.type)}, {len(candidate.ids)} observations"
+    lines: list[Line] = [[("  ", ""), *refs, (head, "")]]
+    for number, text in enumerate(candidate.texts, start=1):
+        lines.append([(f'      {number}: "{printable(text[:MERGED_PREVIEW_CHARS])}"', "")])
+    return lines
+
+
+def synthesize_pieces(synthesis: SynthesizeAction) -> Line:
+    """An answered synthesis: its sources and the pattern a judge wrote."""
+    refs: Line = []
+    for memory_id in synthesis.ids:
+        refs += [(" + ", ""), _ref(memory_id)] if refs else [_ref(memory_id)]
+    return [("  ", ""), *refs, (f' → "{printable(synthesis.text[:MERGED_PREVIEW_CHARS])}"', "")]
+
+
+def _synthesis_section(plan: Plan) -> list[Line]:
+    groups = [c for c in plan.candidates if c.question == "synthesize"]
+    count = len(groups) + len(plan.synthesizes)
+    if not count:
+        return []
+    lines = [synthesize_pieces(s) for s in plan.synthesizes]
+    lines += [line for c in groups for line in synthesis_candidate_lines(c)]
+    return [[(f"Synthesize ({count}):", SECTION)], *lines, []]
+
+
 def prune_pieces(prune: PruneAction) -> Line:
     return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old", "")]
 
@@ -111,6 +146,7 @@ def _lines(plan: Plan, *, asking: bool) -> list[Line]:
         conflicts = [line for c in plan.conflicts for line in conflict_lines(c)]
         lines += [[(f"Conflicts ({len(plan.conflicts)}):", SECTION)], *conflicts, []]
     lines += _section("Prune", [prune_pieces(p) for p in plan.prunes])
+    lines += _synthesis_section(plan)
     lines.append(proposed_pieces(plan, asking=asking))
     return lines
 
@@ -133,18 +169,25 @@ def conflict_prompt(index: int, total: int, conflict: ConflictAction) -> str:
     return f"Conflict {index}/{total}: {plain(_pair(conflict))}: "
 
 
-def summary_line(merged: int, pruned: int, resolved: int, skipped: int) -> str:
-    return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
-
-
-def auto_summary_line(project: str, merged: int, pruned: int, conflicts_skipped: int, superseded: int = 0) -> str:
-    """The --auto line; ``  superseded=<N>`` is appended only when the run superseded something
+def summary_line(merged: int, pruned: int, resolved: int, skipped: int, synthesized: int = 0) -> str:
+    """The summary; ``, synthesized: <N>`` is appended only when the run synthesized something
     (README, "Decisions")."""
+    line = f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+    return f"{line}, synthesized: {synthesized}" if synthesized else line
+
+
+def auto_summary_line(
+    project: str, merged: int, pruned: int, conflicts_skipped: int, superseded: int = 0, synthesized: int = 0
+) -> str:
+    """The --auto line; ``  superseded=<N>`` and ``  synthesized=<N>`` are appended only when the
+    run superseded or synthesized something (README, "Decisions")."""
     line = (
         f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
         f"conflicts_skipped={conflicts_skipped}"
     )
-    return f"{line}  superseded={superseded}" if superseded else line
+    if superseded:
+        line += f"  superseded={superseded}"
+    return f"{line}  synthesized={synthesized}" if synthesized else line
 
 
 def reminder_text(count: int) -> str:

@@ -23,12 +23,13 @@ def when(timestamp: str | None) -> str:
 
 
 def run_line(run: DreamRun) -> str:
-    """`<id8>  <date time>  <mode>  merged=<N>  superseded=<N>  pruned=<N>  resolved=<N>  not_applied=<N>  <status>`."""
+    """`<id8>  <date time>  <mode>  merged=<N>  superseded=<N>  pruned=<N>  resolved=<N>  synthesized=<N>
+    not_applied=<N>  <status>` (one line)."""
     mode = run.mode or "unknown"
     return (
         f"{printable(run.run_id[:SHORT_ID])}  {when(run.started_at)}  {printable(mode):<{MODE_WIDTH}}  "
         f"merged={run.merged}  superseded={run.superseded}  pruned={run.pruned}  resolved={run.resolved}  "
-        f"not_applied={run.not_applied}  {run.state}"
+        f"synthesized={run.synthesized}  not_applied={run.not_applied}  {run.state}"
     )
 
 

@@ -21,7 +21,13 @@ RUN_COLUMNS = (
     "not_applied",
     "undone_at",
 )
-SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS)
+# syntheses are counted from the journal when read (no column of their own: no migration, and
+# every run, older ones included, counts them the same way)
+SYNTHESIZED_COUNT = (
+    "(SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id "
+    "AND s.kind = 'synthesize' AND s.outcome = 'applied') AS synthesized"
+)
+SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS) + ", " + SYNTHESIZED_COUNT
 # each count: which of the run's journal steps it counts
 RUN_COUNTS = {
     "merged": "s.kind = 'merge' AND s.outcome = 'applied'",
@@ -47,6 +53,7 @@ class DreamRun:
     resolved: int
     not_applied: int
     undone_at: str | None
+    synthesized: int = 0
 
     @property
     def state(self) -> str:
@@ -66,6 +73,7 @@ class DreamRun:
             "superseded": self.superseded,
             "pruned": self.pruned,
             "resolved": self.resolved,
+            "synthesized": self.synthesized,
             "not_applied": self.not_applied,
             "undone_at": self.undone_at,
         }
