@@ -10,7 +10,7 @@ import anyio
 import httpx
 import pytest
 from mem0 import MemoryClient
-from server_fixture import running_server  # before mem0: it turns mem0ai's telemetry off
+from server_fixture import running_server
 
 ALICE_KEY = "m0-alice-0123456789abcdef"
 BOB_KEY = "m0-bob-0123456789abcdef00"
@@ -148,3 +148,22 @@ def test_an_unknown_route_and_a_wrong_method_answer_json(base_url):
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Token {ALICE_KEY}"}) as http:
         assert http.get("/v9/nothing/").status_code == 404
         assert http.patch("/v1/ping/").status_code == 405
+
+
+def test_lifecycle_fields_and_read_modes_pass_through(alice):
+    scope = {"AND": [{"user_id": "alice"}, {"app_id": "sdk-lifecycle"}]}
+    old = alice.add("Use PostgreSQL for auth", user_id="alice", app_id="sdk-lifecycle")["results"][0]["id"]
+    answer = alice.add("Auth DB is PostgreSQL", user_id="alice", app_id="sdk-lifecycle")
+    new = answer["results"][0]["id"]
+    assert [(r["id"], r["event"]) for r in answer["results"]] == [(new, "ADD"), (old, "MERGE")]
+
+    assert [m["id"] for m in alice.get_all(filters=scope)["results"]] == [new]  # merged ones are hidden
+    merged = alice.get_all(filters=scope, include_merged=True)["results"]
+    assert [(m["id"], m["lifecycle_state"], m["replaced_by"]) for m in merged] == [
+        (old, "merged", new),
+        (new, "active", None),
+    ]
+    assert alice.get(old)["replacement_memory_id"] == new
+    assert [m["id"] for m in alice.search("PostgreSQL auth", filters=scope, latest_only=True)["results"]] == [new]
+    with pytest.raises(Exception, match="cannot both be true"):
+        alice.get_all(filters=scope, latest_only=True, include_merged=True)
