@@ -167,3 +167,11 @@ def test_lifecycle_fields_and_read_modes_pass_through(alice):
     assert [m["id"] for m in alice.search("PostgreSQL auth", filters=scope, latest_only=True)["results"]] == [new]
     with pytest.raises(Exception, match="cannot both be true"):
         alice.get_all(filters=scope, latest_only=True, include_merged=True)
+
+
+def test_an_add_with_a_timestamp_keeps_when_the_memory_was_made(alice):
+    added = alice.add("made long ago", user_id="alice", app_id="sdk-time", timestamp=1_700_000_000, infer=False)
+    got = alice.get(added["results"][0]["id"])
+    assert got["created_at"].startswith("2023-11-14T22:13:20")
+    with pytest.raises(Exception, match="timestamp is in the future"):
+        alice.add("from the future", user_id="alice", timestamp=4_000_000_000, infer=False)

@@ -15,6 +15,7 @@ from starlette.routing import Route
 from .. import operations
 from ..errors import InvalidInputError
 from ..jsontext import parse_json_text
+from ..timeutil import utc_now
 from . import access, shapes
 from .config import ApiKey
 from .service import Service
@@ -66,6 +67,7 @@ async def add(request: Request) -> JSONResponse:
         "metadata": shapes.optional_object(body, "metadata"),
         "infer": shapes.flag(body, "infer", True),
         "immutable": shapes.flag(body, "immutable"),
+        "now": shapes.created_at(body.get("timestamp"), utc_now()),
     }
     caller = service.caller(user)
 
