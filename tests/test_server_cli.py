@@ -1,17 +1,13 @@
 """The `mem0-server` command (docs/server.md, "Running it"): what it refuses before serving,
-`--new-key`, and the installed script serving the SDK's routes in a process of its own."""
+`--new-key`, and its start-up serving the SDK's routes."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
+import threading
 import time
 
 import httpx
-import pytest
-from conftest import command_path
+from mem0_plugin.cli import server_cli
 from server_fixture import write_config
 
 KEY = "m0-cli-0123456789abcdef0000"
@@ -39,34 +35,21 @@ def test_new_key_prints_a_key_and_its_config_lines(mem0_home, run_cli):
     assert f'{{key: "{key}", users: ["alice"]}}' in done.stdout
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="signals")
-def test_the_installed_script_serves_with_keys_only(mem0_home):
+def test_the_command_serves_with_keys_only(mem0_home, capsys):
+    """`mem0-server`'s own start-up (`server_cli.prepare`: config, identity, app), run on a thread
+    on a free port (the installed script itself is started by test_console_scripts.py)."""
     write_config(mem0_home, [{"key": KEY, "users": ["alice"]}])
-    port = free_port()
-    process = subprocess.Popen(
-        [command_path("mem0-server"), "--port", str(port)],
-        env=os.environ.copy(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = server_cli.prepare(server_cli.build_parser().parse_args(["--port", "0"]))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
     try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive()
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                answer = httpx.get(f"{url}/v1/ping/")
-                break
-            except httpx.ConnectError:
-                assert process.poll() is None and time.monotonic() < deadline, process.stderr and process.stderr.read()
-                time.sleep(0.05)
-        assert answer.status_code == 401
+        assert httpx.get(f"{url}/v1/ping/").status_code == 401
         ping = httpx.get(f"{url}/v1/ping/", headers={"Authorization": f"Token {KEY}"})
         assert ping.json() == {
             "status": "ok",
@@ -76,7 +59,8 @@ def test_the_installed_script_serves_with_keys_only(mem0_home):
             "user_id": "alice",
         }
     finally:
-        process.terminate()
-        _, stderr = process.communicate(timeout=10)
+        server.should_exit = True
+        thread.join(timeout=10)
+    stderr = capsys.readouterr().err
     assert KEY not in stderr
-    assert f"serving sqlite:///{mem0_home}/memories.sqlite3 on http://127.0.0.1:{port}" in stderr
+    assert f"serving sqlite:///{mem0_home}/memories.sqlite3 on http://127.0.0.1:0" in stderr
