@@ -57,6 +57,7 @@ def server_process(store: Path, home: Path, *, embedder: bool) -> Iterator[str]:
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
+    SERVER_PIDS[url] = process.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -72,6 +73,16 @@ def server_process(store: Path, home: Path, *, embedder: bool) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+SERVER_PIDS: dict[str, int] = {}
+
+
+def cpu_seconds(url: str) -> float:
+    """CPU time the server process has used (user + system): what a request costs it, whatever the
+    machine's load does to the wall-clock figures."""
+    fields = Path(f"/proc/{SERVER_PIDS[url]}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def client(url: str):
@@ -102,13 +113,17 @@ def bench_server_add(args, work: Path) -> None:
             sdk.add(text, user_id=gen.USER, app_id=gen.PROJECT, metadata=metadata, infer=False)
             operations.add_memory(local, text, metadata=metadata, infer=False)
         http_times, local_times = [], []
+        cpu = cpu_seconds(url)
         for text in texts[50:450]:  # alternating, so that both see the same load
             http_times.append(once(sdk.add, text, user_id=gen.USER, app_id=gen.PROJECT, metadata=metadata, infer=False))
             local_times.append(once(operations.add_memory, local, text + " ", metadata=metadata, infer=False))
+        server_cpu = (cpu_seconds(url) - cpu) / len(http_times)
     local.store.close()
     p50 = run.ms(statistics.median(http_times))
     figure = run.Figure("MemoryClient.add(infer=False) p50 via mem0-server, 10k", "<= 5 ms", p50, "ms", ok=p50 <= 5.0)
     figure.details["p95"] = run.fmt(run.ms(run.percentile(http_times, 95)), "ms")
+    figure.details["server CPU per request"] = run.fmt(run.ms(server_cpu), "ms")
+    figure.details["load average"] = f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus"
     figure.alternative = run.ms(statistics.median(local_times))
     figure.alternative_short = "in process"
     figure.alternative_label = "operations.add_memory(infer=False) in process, same store size, alternating"
@@ -130,15 +145,19 @@ def bench_server_search(args, work: Path) -> None:
                 sdk.search(q, filters=SCOPE, top_k=10)
                 operations.search_memories(local, q, SCOPE)
             http_times, local_times = [], []
+            cpu = cpu_seconds(url)
             for _ in range(args.repeat):
                 for q in queries:
                     http_times.append(once(sdk.search, q, filters=SCOPE, top_k=10))
                     local_times.append(once(operations.search_memories, local, q, SCOPE))
+            server_cpu = (cpu_seconds(url) - cpu) / len(http_times)
         local_store.close()
         p50 = run.ms(run.percentile(http_times, 50))
         figure = run.Figure(f"MemoryClient.search p50 via mem0-server, 10k, {kind}", f"<= {target:g} ms", p50, "ms")
         figure.ok = p50 <= target
         figure.details["p95"] = run.fmt(run.ms(run.percentile(http_times, 95)), "ms")
+        figure.details["server CPU per request"] = run.fmt(run.ms(server_cpu), "ms")
+        figure.details["load average"] = f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus"
         figure.alternative = run.ms(run.percentile(local_times, 50))
         figure.alternative_short = "in process"
         figure.alternative_label = "operations.search_memories with the same filters, in process, alternating"
@@ -213,6 +232,7 @@ def bench_server_load(args, work: Path) -> None:
     )
     figure.details["requests"] = f"{http_count:,} ({http_count / LOAD_SECONDS:,.0f}/s), errors {len(errors)}"
     figure.details["p50"] = run.fmt(run.ms(run.percentile(http_times, 50)), "ms")
+    figure.details["load average"] = f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cpus"
     if errors:
         figure.details["first error"] = errors[0]
     figure.alternative = run.ms(run.percentile(local_times, 99))
