@@ -143,6 +143,17 @@ async def _mcp_add_and_search(base_url: str) -> None:
             assert [r["memory"] for r in results] == ["MCP over HTTP remembers this"]
             assert results[0]["user_id"] == "alice"
 
+    # a key of every user picks one with X-Mem0-User-Id (and a project with X-Mem0-Project-Id)
+    headers = {"Authorization": f"Token {ADMIN_KEY}", "X-Mem0-User-Id": "carol", "X-Mem0-Project-Id": "mcp-http"}
+    http = create_mcp_http_client(headers=headers)
+    async with http, streamable_http_client(f"{base_url}/mcp", http_client=http) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            added = await session.call_tool("add_memory", {"text": "carol's note over MCP", "infer": False})
+            assert not added.is_error, added
+    carol = MemoryClient(api_key=ADMIN_KEY, host=base_url).get_all(filters={"user_id": "carol"})["results"]
+    assert [(m["memory"], m["app_id"]) for m in carol] == [("carol's note over MCP", "mcp-http")]
+
 
 def test_an_unknown_route_and_a_wrong_method_answer_json(base_url):
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Token {ALICE_KEY}"}) as http:
