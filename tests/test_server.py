@@ -186,3 +186,16 @@ def test_an_add_with_a_timestamp_keeps_when_the_memory_was_made(alice):
     assert got["created_at"].startswith("2023-11-14T22:13:20")
     with pytest.raises(Exception, match="timestamp is in the future"):
         alice.add("from the future", user_id="alice", timestamp=4_000_000_000, infer=False)
+
+
+def test_delete_users_and_reset_delete_an_entitys_memories(base_url):
+    admin = MemoryClient(api_key=ADMIN_KEY, host=base_url)
+    admin.add("dave's first", user_id="dave", agent_id="dave-bot", infer=False)
+    admin.add("dave's second", user_id="dave", infer=False)
+    assert admin.delete_users(agent_id="dave-bot") == {"message": "Entity deleted successfully."}
+    assert [m["memory"] for m in admin.get_all(filters={"user_id": "dave"})["results"]] == ["dave's second"]
+    admin.delete_users(user_id="dave")
+    assert admin.get_all(filters={"user_id": "dave"})["count"] == 0
+    bob = MemoryClient(api_key=BOB_KEY, host=base_url)
+    with pytest.raises(Exception, match="may not touch user"):
+        bob.delete_users(user_id="alice")

@@ -13,7 +13,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from .. import operations
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, NotFoundError
 from ..jsontext import parse_json_text
 from ..timeutil import utc_now
 from . import access, shapes
@@ -198,6 +198,31 @@ async def entities(request: Request) -> JSONResponse:
     return JSONResponse({"count": len(results), "next": None, "previous": None, "results": results, **totals})
 
 
+ENTITY_COLUMNS = {"agent": "agent_id", "app": "app_id", "run": "run_id"}
+
+
+async def delete_entity(request: Request) -> JSONResponse:
+    """`delete_users(...)` / `reset()`: every memory of a user, or of an agent, app or run among
+    the users the key may touch (as `delete_all`, recoverable one by one)."""
+    key, service = key_of(request), service_of(request)
+    kind, name = request.path_params["entity_type"], request.path_params["entity_id"]
+    if kind == "user":
+        users, filters = [access.check_user(key, name)], access.project_filter(key, None)
+    elif kind in ENTITY_COLUMNS:
+        users = await run_in_threadpool(service.users, key)
+        filters = access.project_filter(key, {ENTITY_COLUMNS[kind]: name})
+    else:
+        raise InvalidInputError(f"entity type must be user, agent, app or run, got {shapes.brief(kind)}")
+
+    def delete() -> int:
+        return sum(operations.delete_memories(service.caller(user), filters) for user in users)
+
+    deleted = await run_in_threadpool(delete)
+    if not deleted:
+        raise NotFoundError(f"{kind} {shapes.brief(name)} has no memories")
+    return JSONResponse({"message": "Entity deleted successfully!", "count": deleted})
+
+
 async def _batch(request: Request, change: Callable[[operations.Caller, dict[str, Any]], object], verb: str):
     """Every item checked (id, owner, key) before the first is changed: a refused batch writes nothing."""
     key, service, body = key_of(request), service_of(request), await body_of(request)
@@ -236,6 +261,8 @@ ROUTES = [
     Route("/v1/memories/{memory_id}/", update_one, methods=["PUT"]),
     Route("/v1/memories/{memory_id}/", delete_one, methods=["DELETE"]),
     Route("/v1/entities/", entities, methods=["GET"]),
+    Route("/v1/entities/{entity_type}/{entity_id}/", delete_entity, methods=["DELETE"]),
+    Route("/v2/entities/{entity_type}/{entity_id}/", delete_entity, methods=["DELETE"]),
     Route("/v1/batch/", batch_update, methods=["PUT"]),
     Route("/v1/batch/", batch_delete, methods=["DELETE"]),
 ]

@@ -17,6 +17,11 @@ MAX_BATCH = 1000
 ROLES = ("user", "assistant")  # stored; a "system" message is instructions, not a memory
 
 
+def brief(value: object) -> str:
+    """A client's value, short and inert, for a message."""
+    return reprlib.repr(value)
+
+
 def memory_id(value: object) -> str:
     """A memory id as a path or a batch item gives it: 1-128 of letters, digits, `_.:-`."""
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
