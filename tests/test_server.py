@@ -199,3 +199,11 @@ def test_delete_users_and_reset_delete_an_entitys_memories(base_url):
     bob = MemoryClient(api_key=BOB_KEY, host=base_url)
     with pytest.raises(Exception, match="may not touch user"):
         bob.delete_users(user_id="alice")
+    bob.add("bob's soon gone", user_id="bob", app_id="bob-app", infer=False)
+    assert bob.reset()["message"].startswith("Client reset successful")
+    assert bob.get_all(filters={"user_id": "bob"})["count"] == 0
+    assert alice_count(base_url) > 0  # reset with bob's key touched only bob
+
+
+def alice_count(base_url: str) -> int:
+    return MemoryClient(api_key=ALICE_KEY, host=base_url).get_all(filters={"user_id": "alice"})["count"]
