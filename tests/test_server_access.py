@@ -194,3 +194,10 @@ def test_a_key_of_one_project_reads_only_that_project(server):
         )
         assert added.status_code == 200
         assert http.get(f"/v1/memories/{added.json()['results'][0]['id']}/").json()["app_id"] == "web"
+
+
+def test_a_metadata_field_named_user_id_is_not_a_user(server):
+    url, _, _ = server
+    with httpx.Client(base_url=url, headers={"Authorization": f"Token {ALICE_KEY}"}) as http:
+        answer = http.post("/v3/memories/", json={"filters": {"user_id": "alice", "metadata": {"user_id": "bob"}}})
+    assert answer.status_code == 200 and answer.json()["count"] == 0
