@@ -67,5 +67,4 @@ def running_server(
     finally:
         server_.should_exit = True
         thread.join(timeout=10)
-        sock.close()
-        app.service.close()
+        sock.close()  # the server's shutdown closed its store

@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import logging
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -156,6 +158,20 @@ async def _send_error(send: Send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _closing(lifespan: Any, service: Service) -> Any:
+    """The MCP session manager's lifespan, then the service closed (`Service.close`) at shutdown."""
+
+    @asynccontextmanager
+    async def closing(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with lifespan(app):
+                yield
+        finally:
+            await run_in_threadpool(service.close)
+
+    return closing
+
+
 def build_app(identity: Identity, config: ServerSection, *, host: str = "127.0.0.1") -> Guard:
     """The whole server: the platform routes and /mcp on one Starlette app, behind the guard."""
     service = Service(identity, config)
@@ -168,6 +184,7 @@ def build_app(identity: Identity, config: ServerSection, *, host: str = "127.0.0
         host=host,
     )
     app.router.routes[0:0] = ROUTES
+    app.router.lifespan_context = _closing(app.router.lifespan_context, service)
     app.state.mem0 = service
     app.add_exception_handler(Mem0PluginError, mem0_errors)
     app.add_exception_handler(Exception, mem0_errors)

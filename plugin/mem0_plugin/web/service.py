@@ -69,5 +69,8 @@ class Service:
         return known if key.all_users else [u for u in key.users if u in known]
 
     def close(self) -> None:
+        """At shutdown: the embeddings scheduled after writes finished, then the store closed."""
+        if self._semantic is not None:
+            self._semantic.drain()
         if self._store is not None:
             self._store.close()
