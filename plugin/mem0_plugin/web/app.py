@@ -129,7 +129,11 @@ class Guard:
         await self.app(scope, self._capped(receive), send)
 
     def _check_length(self, length: str | None) -> None:
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+        if length is None:
+            return
+        if not length.isdigit():
+            raise InvalidInputError("Content-Length is not a number")
+        if int(length) > self.max_body:
             raise TooLargeError(f"the request body is over {self.max_body} bytes")
 
     def _capped(self, receive: Receive) -> Receive:
