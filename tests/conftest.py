@@ -26,6 +26,10 @@ BIN = Path(sys.executable).parent
 # Lexical unless a test asks for the embedder (tests of meaning delete it: see semantic_home in
 # test_embeddings.py); set here too so module-scoped fixtures see it before any test's own setup.
 os.environ["MEM0_EMBEDDER"] = "none"
+# mem0ai (MemoryClient in the server tests) reads these at import: no telemetry sent, and its
+# config directory in a temporary place rather than the real ~/.mem0.
+os.environ["MEM0_TELEMETRY"] = "false"
+os.environ.setdefault("MEM0_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "mem0ai-tests"))
 
 # pyproject.toml [project.scripts]: the console scripts and their entry points
 ENTRY_POINTS = {
@@ -34,6 +38,7 @@ ENTRY_POINTS = {
     "mem0-health": "mem0_plugin.cli.health_cli:main",
     "mem0-forget": "mem0_plugin.cli.forget_cli:main",
     "mem0-memories": "mem0_plugin.cli.memories_cli:main",
+    "mem0-server": "mem0_plugin.cli.server_cli:main",
 }
 # Only a separate process survives these: MEM0_DREAM_CRASH_AFTER ends the process with os._exit.
 NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)

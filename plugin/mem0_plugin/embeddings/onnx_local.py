@@ -94,6 +94,7 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads()
         options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # docs/embeddings.md: no spinning
         options.log_severity_level = 3
         try:
             session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
