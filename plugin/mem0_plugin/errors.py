@@ -34,6 +34,16 @@ class ScopeError(Mem0PluginError):
     exit_code = 4
 
 
+class AuthError(Mem0PluginError):
+    """An HTTP request to `mem0-server` without a valid API key (docs/server.md, "Access")."""
+
+    exit_code = 4
+
+
+class TooLargeError(InvalidInputError):
+    """An HTTP request body over the server's limit (docs/server.md, "Limits")."""
+
+
 class StaleWriteError(Mem0PluginError):
     """A conditional write found the memory changed since it was read."""
 

@@ -300,3 +300,57 @@ def restore_memory(caller: Caller, memory_id: object) -> Memory:
         old = replace(memory_of_record(record), lifecycle_state=ACTIVE, replacement_memory_id=None)
         restored = replace(old, updated_at=writer.now, version=old.version + 1)
         return writer.insert(restored, event="RESTORE", actor=caller.actor)
+
+
+def delete_memories(caller: Caller, filters: object = None) -> int:
+    """Delete every memory of the user that `filters` selects, in any lifecycle state (the
+    platform's delete-all: docs/server.md); each is recoverable like one `delete_memory`.
+    Without filters: all of the user's memories, in every project. Answers how many."""
+    where = compile_filters(parse_filters(filters), user_id=caller.user_id)
+    ids: list[str] = []
+    page = 1
+    while True:  # read first, then delete: each page read sees the store as it was
+        found = caller.store.page(caller.user_id, where, ReadMode.INCLUDE_MERGED, page, MAX_PAGE_SIZE)
+        ids += [memory.id for memory in found.results]
+        if found.next is None:
+            break
+        page = found.next
+    deleted = 0
+    with caller.store.write() as writer:
+        for memory_id in ids:
+            current = writer.get(caller.user_id, memory_id)
+            if current is not None:  # not deleted meanwhile
+                writer.delete(current, caller.actor)
+                deleted += 1
+    return deleted
+
+
+def memory_history(caller: Caller, memory_id: object) -> list[dict[str, Any]]:
+    """Each change of one memory, oldest first: the event, who made it, when, and the record
+    before and after (docs/records.md, "History"). A deleted memory's history is kept."""
+    memory_id = caller.store.resolve_id(caller.user_id, _memory_id(memory_id), deleted=True)
+    return [
+        {"seq": e.seq, "event": e.event, "actor": e.actor, "at": e.at, "before": e.before, "after": e.after}
+        for e in caller.store.history(caller.user_id, memory_id)
+    ]
+
+
+def entities(caller: Caller) -> list[dict[str, Any]]:
+    """The user, and each agent, app and run the user's memories are in, with how many memories
+    (active and superseded), the first `created_at` and the last `updated_at` of them."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def count(kind: str, name: str | None, n: int, first: str, last: str) -> None:
+        if name is None:
+            return
+        entry = found.setdefault((kind, name), {"type": kind, "name": name, "total_memories": 0})
+        entry["total_memories"] += n
+        entry["created_at"] = min(entry.get("created_at") or first, first)
+        entry["updated_at"] = max(entry.get("updated_at") or last, last)
+
+    for agent_id, app_id, run_id, n, first, last in caller.store.scope_rows(caller.user_id):
+        count("user", caller.user_id, n, first, last)
+        count("agent", agent_id, n, first, last)
+        count("app", app_id, n, first, last)
+        count("run", run_id, n, first, last)
+    return list(found.values())

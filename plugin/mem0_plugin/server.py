@@ -8,6 +8,7 @@ Each tool's input schema lists its required arguments, the range of each number 
 from __future__ import annotations
 
 import argparse
+import contextvars
 import functools
 import logging
 import sys
@@ -70,6 +71,15 @@ Infer = Annotated[
         )
     ),
 ]
+
+_REQUEST: contextvars.ContextVar[Any] = contextvars.ContextVar("mem0_http_request", default=None)
+
+
+def current_request() -> Any:
+    """The HTTP request of the tool call being served (`mem0-server`'s /mcp: docs/server.md);
+    None over stdio. Tool functions run on worker threads that inherit it."""
+    return _REQUEST.get()
+
 
 ID_ALIAS_TOOLS = frozenset({"get_memory", "update_memory", "delete_memory"})
 
@@ -149,6 +159,7 @@ class Mem0MCPServer(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
         arguments = accept_id_alias(name, arguments)
+        served = _REQUEST.set(_http_request(context))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -156,6 +167,16 @@ class Mem0MCPServer(MCPServer):
                 problems = describe_invalid_arguments(exc.__cause__, self._schemas.get(name, {}))
                 raise ToolError(f"Error executing tool {name}: {problems}") from exc.__cause__
             raise
+        finally:
+            _REQUEST.reset(served)
+
+
+def _http_request(context: Any) -> Any:
+    """The HTTP request a tool call arrived in (streamable HTTP), or None (stdio, in memory)."""
+    try:
+        return context.request_context.request
+    except (AttributeError, ValueError):  # no context, or one outside a request
+        return None
 
 
 def describe_invalid_arguments(error: ValidationError, schema: dict[str, Any]) -> str:

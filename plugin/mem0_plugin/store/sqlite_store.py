@@ -736,6 +736,37 @@ class SqliteStore:
                 yield row_to_memory(row)
             after = (rows[-1][-1], rows[-1][0])
 
+    def owner_of(self, memory_id: str) -> tuple[str, str | None] | None:
+        """(user_id, app_id) of the memory with exactly this id, in any user's store, or of the
+        last history row of a deleted one; None when no user has it (`mem0-server` checks a
+        path's id against the caller's key with it: docs/server.md, "Access")."""
+        rows = self._query("SELECT user_id, app_id FROM memories WHERE id = ?", (memory_id,))
+        if rows:
+            return rows[0][0], rows[0][1]
+        rows = self._query(
+            "SELECT user_id, before, after FROM history WHERE memory_id = ? ORDER BY seq DESC LIMIT 1", (memory_id,)
+        )
+        if not rows:
+            return None
+        record = _history_record(rows[0][2]) or _history_record(rows[0][1]) or {}
+        return rows[0][0], record.get("app_id")
+
+    def user_ids(self) -> list[str]:
+        """Every user with a memory in the store."""
+        return [row[0] for row in self._query("SELECT DISTINCT user_id FROM memory_counts WHERE n > 0 ORDER BY 1")]
+
+    def scope_rows(self, user_id: str) -> list[tuple[str | None, str | None, str | None, int, str, str]]:
+        """(agent_id, app_id, run_id, memories, first created_at, last updated_at) of each scope
+        the user's active and superseded memories are in."""
+        return [
+            tuple(row)
+            for row in self._query(
+                "SELECT agent_id, app_id, run_id, count(*), min(created_at), max(updated_at) FROM memories "
+                "WHERE user_id = ? AND lifecycle_state IN (?, ?) GROUP BY agent_id, app_id, run_id",
+                (user_id, ACTIVE, SUPERSEDED),
+            )
+        ]
+
     def history(self, user_id: str, memory_id: str) -> list[HistoryEntry]:
         rows = self._query(
             "SELECT seq, memory_id, event, actor, at, before, after FROM history "
