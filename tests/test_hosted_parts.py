@@ -154,8 +154,9 @@ def test_an_add_stores_the_text_as_given_and_synchronously():
 
 
 def test_the_added_id_is_read_from_the_answer():
-    assert added_id({"results": [{"id": "m-7", "event": "ADD"}]}) == "m-7"
-    assert added_id([{"id": "m-8"}]) == "m-8"
+    assert added_id({"results": [{"id": "m-7", "event": "ADD"}]}) == ("m-7", True)
+    assert added_id({"results": [{"id": "m-6", "event": "NOOP"}]}) == ("m-6", False)
+    assert added_id([{"id": "m-8"}]) == ("m-8", True)
     assert added_id({"results": [{"message": "queued", "status": "PENDING"}]}) is None
 
 
@@ -293,7 +294,7 @@ def test_an_add_that_may_have_been_stored_is_not_sent_again(flaky_server):
     try:
         with pytest.raises(StoreError, match="HTTP 500"):
             hosted.add(memory)
-        assert hosted.add(memory) == "new-1"  # the next add, answered
+        assert hosted.add(memory) == ("new-1", True)  # the next add, answered
     finally:
         hosted.close()
     assert waits == [] and [s for _, p, s in flaky.seen if p == "/v3/memories/add/"] == [500, 200]

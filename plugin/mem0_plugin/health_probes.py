@@ -222,7 +222,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
         with store.write() as writer:
             for leftover in writer.active_by_source(identity.user_id, health.PROBE_APP_ID, health.PROBE_SOURCE):
                 _remove_probe(writer, leftover)
-            writer.insert(probe, actor=health.PROBE_SOURCE)
+            probe = writer.insert(probe, actor=health.PROBE_SOURCE)  # a hosted store gives the platform's id
         try:
             read_back = store.get(identity.user_id, probe.id)
         finally:
@@ -231,7 +231,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return diagnose(store.path, str(exc)), str(exc)
+        return (health.HOSTED if store.scheme == "mem0" else diagnose(store.path, str(exc))), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""

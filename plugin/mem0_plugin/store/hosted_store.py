@@ -125,7 +125,9 @@ class HostedWriter(Writer):
 
     def insert(self, memory: Memory, *, event: str = "ADD", actor: str, features: object = FROM_THE_TEXT) -> Memory:
         """Add `memory` on the platform (it takes the platform's id: use the memory returned), or,
-        for a memory coming back (restore, undo) that the platform still has, mark it active there."""
+        for a memory coming back (restore, undo) that the platform still has, mark it active there.
+        A platform that answers with a memory it already had (the same text in the same scope)
+        returns that memory, as the mirror has it."""
         record = None if event in NEW_EVENTS else self.platform.record(memory.id)
         if record is not None and lifecycle_of(record)["lifecycle_state"] == DELETED:
             old = record.get("metadata")
@@ -134,12 +136,12 @@ class HostedWriter(Writer):
                 memory.id, str(record.get("memory") or memory.memory), old if isinstance(old, dict) else {}
             )
         elif record is None:
-            new_id = self.platform.add(memory)
-            self._undo.append((f"the add of {new_id}", lambda: self.platform.delete(new_id)))
-            if new_id != memory.id and self.exists(new_id):  # the platform kept one it already had
-                existing = self.get(memory.user_id, new_id)
-                if existing is not None:
-                    return existing
+            new_id, new = self.platform.add(memory)
+            existing = self.get(memory.user_id, new_id)
+            if new and existing is None:
+                self._undo.append((f"the add of {new_id}", lambda: self.platform.delete(new_id)))
+            elif existing is not None:  # the platform answered with a memory it had (same text)
+                return existing
             memory = replace(memory, id=new_id)
         return super().insert(memory, event=event, actor=actor, features=features)
 
@@ -228,19 +230,20 @@ class HostedStore(SqliteStore):
     def refresh(self) -> int:
         """Bring the mirror to what the platform holds for the user (every page read first);
         returns how many memories changed here."""
-        now = format_timestamp(utc_now())
-        remote: dict[str, Memory] = {}
-        for record in self.platform.records(self.user_id):
-            memory = memory_of_platform(record, self.user_id, now)
-            if memory is not None:
-                remote[memory.id] = memory
-        self._refreshing = True
-        try:
-            with self._lock, self._transaction() as writer:
-                changed = _mirror(writer, {m.id: m for m in self.iter_scope(self.user_id, None)}, remote)
-        finally:
-            self._refreshing = False
-        self._refreshed_at = self._clock()
+        with self._lock:  # no write of this process's other threads between the read and the mirror
+            now = format_timestamp(utc_now())
+            remote: dict[str, Memory] = {}
+            for record in self.platform.records(self.user_id):
+                memory = memory_of_platform(record, self.user_id, now)
+                if memory is not None:
+                    remote[memory.id] = memory
+            self._refreshing = True
+            try:
+                with self._transaction() as writer:
+                    changed = _mirror(writer, {m.id: m for m in self.iter_scope(self.user_id, None)}, remote)
+            finally:
+                self._refreshing = False
+            self._refreshed_at = self._clock()
         return changed
 
 

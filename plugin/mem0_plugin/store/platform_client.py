@@ -129,16 +129,17 @@ class Platform:
 
     # -- writes ---------------------------------------------------------------------
 
-    def add(self, memory: Memory) -> str:
-        """Store `memory` as given (no inference); the id the platform gave it."""
+    def add(self, memory: Memory) -> tuple[str, bool]:
+        """Store `memory` as given (no inference): the id the platform gave it, and whether it is
+        a new memory (not one with the same text it already had: `platform_records.added_id`)."""
         answer = self._call("adding a memory", lambda: self.client.add(memory.memory, **add_arguments(memory)))
-        memory_id = added_id(answer)
-        if memory_id is None:
+        added = added_id(answer)
+        if added is None:
             raise StoreError(
                 f"the Mem0 platform at {self.host} did not answer the add with a memory id "
                 "(queued for later processing?); nothing was recorded here"
             )
-        return memory_id
+        return added
 
     def update(self, memory_id: str, text: str, metadata: dict[str, Any]) -> None:
         self._call(f"updating memory {memory_id}", lambda: self.client.update(memory_id, text=text, metadata=metadata))

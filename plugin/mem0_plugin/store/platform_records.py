@@ -143,12 +143,14 @@ def same_content(a: Memory, b: Memory) -> bool:
     return all(getattr(a, name) == getattr(b, name) for name in CONTENT_FIELDS)
 
 
-def added_id(answer: object) -> str | None:
-    """The id an add (infer=false, synchronous) answered with: its first result's id."""
+def added_id(answer: object) -> tuple[str, bool] | None:
+    """The id an add (infer=false, synchronous) answered with, its first result's, and whether
+    it is a new memory: a server that keeps one memory per text (`mem0-server` does) answers
+    an identical text with the memory it has, event NOOP."""
     results = answer.get("results") if isinstance(answer, Mapping) else answer
     if not isinstance(results, list):
         return None
     for item in results:
         if isinstance(item, Mapping) and isinstance(item.get("id"), str) and item["id"]:
-            return item["id"]
+            return item["id"], item.get("event") != "NOOP"
     return None
