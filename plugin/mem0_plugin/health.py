@@ -98,7 +98,8 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     fixes = {
         BAD_URL: "set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes), "
         "sqlite:///<path relative to the current directory> or a plain file path "
-        "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        "(SQLite stores), mem0:// or mem0+http://<host>:<port> (a Mem0 platform project: docs/hosted.md), "
+        "or unset it to use <MEM0_HOME>/memories.sqlite3.",
         NO_STORE: f"check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes, sqlite:///<path> "
         f"is relative to the current directory. To start a new store there, create {where} "
         f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",

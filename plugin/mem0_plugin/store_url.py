@@ -82,7 +82,7 @@ def parse_store_url(url: str, *, explicit: bool = True) -> StoreLocation:
             f"come in a later release); use {FORMS}"
         )
     if scheme != SQLITE:
-        raise ConfigError(f"store URL scheme {scheme!r} is not supported; use {FORMS}")
+        raise ConfigError(f"store URL scheme {scheme!r} is not supported; use {FORMS}, or {HOSTED_FORMS}")
     rest = url[len("sqlite://") :]
     path = rest[1:]  # sqlite:/// + path: relative, or absolute when path starts with "/"
     if not path.strip("/") or path == ":memory:":
