@@ -22,9 +22,11 @@ from dream_support import (
     PLAN_REPORT,
     PROJECT,
     REDIS_DONT,
+    REDIS_USE,
     RUFF,
     SESSION,
     USER,
+    VERCEL,
     make_project,
     write_jsonl,
 )
@@ -127,6 +129,38 @@ def test_interactive_resolution_supersedes_on_the_platform(hosted, dream):
     assert record == {"lifecycle_state": "superseded", "replacement_memory_id": REDIS_DONT, "source_memory_ids": []}
 
 
+def test_a_plan_file_applies_on_the_platform(hosted, dream, tmp_path):
+    plan = tmp_path / "plan.json"
+    done = dream("--plan", "--json", "-o", str(plan))
+    assert done.returncode == 0, done.stderr
+    applied = dream("--apply", str(plan), "--resolve", f"{REDIS_DONT}=A", "--resolve", f"{VERCEL}=skip", "--yes")
+    assert applied.returncode == 0, applied.stderr
+    assert hosted.record(REDIS_USE)["metadata"][LIFECYCLE_KEY]["replacement_memory_id"] == REDIS_DONT
+    assert [hosted.lifecycle(m) for m in (PG_OLD, REDIS_USE, SESSION, VERCEL)] == [
+        "merged",
+        "superseded",
+        "deleted",
+        "active",
+    ]
+    again = dream("--apply", str(plan), "--resolve", f"{REDIS_DONT}=A", "--resolve", f"{VERCEL}=skip", "--yes")
+    assert again.returncode == 0 and hosted.lifecycle(PG_OLD) == "merged"  # the same plan twice: stale, nothing
+
+
+def test_without_a_key_or_with_a_wrong_one_commands_say_so(hosted, run_cli, monkeypatch):
+    monkeypatch.delenv("MEM0_API_KEY")
+    done = run_cli("mem0-memories", "list")
+    assert (done.returncode, done.stderr.strip()) == (
+        2,
+        "mem0-memories: error: a mem0:// store needs an API key: set MEM0_API_KEY",
+    )
+    monkeypatch.setenv("MEM0_API_KEY", "m0-wrong")
+    done = run_cli("mem0-dream", "--plan")
+    assert done.returncode == 2 and "refused the API key in MEM0_API_KEY" in done.stderr
+    assert "m0-wrong" not in done.stderr
+    health = run_cli("mem0-health")
+    assert health.returncode == 1 and "FAIL  Store" in health.stdout and "check MEM0_API_KEY" in health.stdout
+
+
 def test_a_memory_changed_on_the_platform_is_not_overwritten(hosted):
     identity = resolve_identity()
     with open_store(identity.store_location) as store:
@@ -163,7 +197,7 @@ def test_health_deep_reads_the_platform(hosted, run_cli):
 def test_the_mcp_server_works_on_the_platform(hosted):
     async def session_calls():
         async with mcp_session() as session:
-            added = await session.call_tool("add_memory", {"text": "Cache invoices in Redis", "infer": False})
+            added = await session.call_tool("add_memory", {"text": "Cache invoices in Redis"})  # infer: the write path
             found = await session.call_tool("search_memories", {"query": "invoices Redis"})
             return json.loads(added.content[0].text), json.loads(found.content[0].text)
 
