@@ -231,3 +231,27 @@ def test_the_mirror_follows_the_platform_page_by_page(hosted):
         assert [e.event for e in store.history(USER, PG_NEW)] == ["SYNC", "SYNC"]
     finally:
         store.close()
+
+
+def test_a_new_merged_memory_carries_its_sources_and_reads_back_unchanged(hosted):
+    """A merge into a new text (what a judge's merged_text makes) on the platform: the new memory
+    names its sources, each source points at it; read back, the mirror finds nothing to change."""
+    identity = resolve_identity()
+    with open_store(identity.store_location) as store:
+        sources = [store.get(USER, PG_OLD), store.get(USER, PG_NEW)]
+        with store.write() as writer:
+            merged = writer.insert(
+                replace(sources[1], id="local", memory="Auth uses PostgreSQL 16", source_memory_ids=(PG_OLD, PG_NEW)),
+                actor="test",
+            )
+            for source in sources:
+                writer.change(source, "MERGE", "test", lifecycle_state="merged", replacement_memory_id=merged.id)
+        assert merged.id != "local"
+        assert store.refresh() == 0  # what the platform now says is what the mirror wrote
+    record = hosted.record(merged.id)
+    assert record["memory"] == "Auth uses PostgreSQL 16"
+    assert record["metadata"][LIFECYCLE_KEY]["source_memory_ids"] == [PG_OLD, PG_NEW]
+    assert [hosted.record(m)["metadata"][LIFECYCLE_KEY]["replacement_memory_id"] for m in (PG_OLD, PG_NEW)] == [
+        merged.id,
+        merged.id,
+    ]

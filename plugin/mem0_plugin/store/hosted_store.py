@@ -270,7 +270,8 @@ def open_hosted(location: StoreLocation, *, readonly: bool = False) -> HostedSto
     """The hosted store `location` names (`store_url`), for the user and home it carries."""
     if location.hosted is None or location.home is None or location.user_id is None:
         raise ConfigError(f"store URL {location.url!r} needs a resolved identity (user and MEM0_HOME)")
-    platform = Platform(location.hosted)
+    _private_directory(location.home / "cache")  # before mem0ai makes its own folder in it
+    platform = Platform(location.hosted, sdk_dir=location.home / "cache" / "mem0ai")
     try:
         return HostedStore(location.url, platform, location.home, location.user_id, readonly=readonly)
     except BaseException:

@@ -4,7 +4,8 @@ store makes, with the SDK's errors turned into ours and every request retried by
 
 mem0ai is the optional extra ``mem0`` (``pip install 'mem0-dream-plugin[mem0]'``); it is
 imported when a ``mem0://`` store opens, never before. Its usage telemetry is off unless
-``MEM0_TELEMETRY`` says otherwise (README, "Decisions").
+``MEM0_TELEMETRY`` says otherwise, and the small file it keeps (``config.json``) goes to
+``<MEM0_HOME>/cache/mem0ai`` unless ``MEM0_DIR`` says otherwise (README, "Decisions").
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,8 +33,10 @@ MAX_PAGES = 100_000  # a server whose `next` never ends is a bug, not a reason t
 TIMEOUT_SECONDS = 60.0
 
 
-def _client_class() -> Any:
+def _client_class(sdk_dir: Path | None) -> Any:
     os.environ.setdefault("MEM0_TELEMETRY", "False")  # before mem0 reads it, at its import
+    if sdk_dir is not None:  # where mem0ai keeps its own config.json (else ~/.mem0)
+        os.environ.setdefault("MEM0_DIR", str(sdk_dir))
     try:
         from mem0 import MemoryClient
     except ImportError:
@@ -60,6 +64,7 @@ class Platform:
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         page_size: int = PAGE_SIZE,
+        sdk_dir: Path | None = None,
     ):
         self.host = address.base_url or DEFAULT_HOST
         key = api_key if api_key is not None else os.environ.get(API_KEY_ENV, "")
@@ -69,7 +74,7 @@ class Platform:
         self.page_size = page_size
         self.transport = RetryingTransport(httpx.HTTPTransport(), policy, sleep)
         http = httpx.Client(base_url=self.host, transport=self.transport, timeout=TIMEOUT_SECONDS)
-        client_class = _client_class()
+        client_class = _client_class(sdk_dir)
         try:
             self.client = client_class(api_key=self.key, host=self.host, client=http)
         except ValueError as exc:  # the SDK's key check (GET /v1/ping/) was refused
