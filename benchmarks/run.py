@@ -6,7 +6,8 @@
 
 Figures: search, add, page, plan, auto, mcp, import (lexical, as in v1: MEM0_EMBEDDER=none for
 the commands), and for meaning: embed, hybrid, add-infer, plan-vectors, auto-vectors (on stores where every
-memory has a vector of the default model, `generate.py --vectors`). The machine is shared and noisy: every
+memory has a vector of the default model, `generate.py --vectors`); server-add, server-search,
+server-load: `mem0-server` driven by mem0ai's `MemoryClient` (benchmarks/server_bench.py). The machine is shared and noisy: every
 figure is a median (p50/p95 where the issue says so) over repeated runs, and the
 alternative is measured in the same run, so the ratio is the number to read. Where the
 alternative is too slow to run in full, it is measured on a subset and extrapolated, and the
@@ -806,6 +807,18 @@ BENCHES = {
     "add-infer": bench_add_infer,
     "plan-vectors": bench_plan_vectors,
     "auto-vectors": bench_auto_vectors,
+}
+
+
+def _server_benches() -> dict:
+    import server_bench  # mem0-server's figures (docs/server.md): MemoryClient over HTTP
+
+    return server_bench.benches(sys.modules[__name__])
+
+
+BENCHES |= {
+    name: (lambda args, work, name=name: _server_benches()[name](args, work))
+    for name in ("server-add", "server-search", "server-load")
 }
 
 

@@ -26,6 +26,10 @@ BIN = Path(sys.executable).parent
 # Lexical unless a test asks for the embedder (tests of meaning delete it: see semantic_home in
 # test_embeddings.py); set here too so module-scoped fixtures see it before any test's own setup.
 os.environ["MEM0_EMBEDDER"] = "none"
+# mem0ai (MemoryClient in the server tests) reads these at import: no telemetry sent, and its
+# config directory in a temporary place rather than the real ~/.mem0.
+os.environ["MEM0_TELEMETRY"] = "false"
+os.environ.setdefault("MEM0_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"), "mem0ai-tests"))
 
 # pyproject.toml [project.scripts]: the console scripts and their entry points
 ENTRY_POINTS = {

@@ -9,7 +9,6 @@ anything that talks to it over HTTP (the `mem0://` store through `MemoryClient`)
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import threading
 import time
@@ -23,8 +22,6 @@ import yaml
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.web.app import build_app
 from mem0_plugin.web.config import read_server_section
-
-os.environ.setdefault("MEM0_TELEMETRY", "false")  # mem0ai's MemoryClient: no telemetry from the tests
 
 
 def write_config(mem0_home: Path, keys: list[dict[str, Any]], **server: Any) -> None:

@@ -10,7 +10,7 @@ import anyio
 import httpx
 import pytest
 from mem0 import MemoryClient
-from server_fixture import running_server  # before mem0: it turns mem0ai's telemetry off
+from server_fixture import running_server
 
 ALICE_KEY = "m0-alice-0123456789abcdef"
 BOB_KEY = "m0-bob-0123456789abcdef00"
@@ -143,8 +143,67 @@ async def _mcp_add_and_search(base_url: str) -> None:
             assert [r["memory"] for r in results] == ["MCP over HTTP remembers this"]
             assert results[0]["user_id"] == "alice"
 
+    # a key of every user picks one with X-Mem0-User-Id (and a project with X-Mem0-Project-Id)
+    headers = {"Authorization": f"Token {ADMIN_KEY}", "X-Mem0-User-Id": "carol", "X-Mem0-Project-Id": "mcp-http"}
+    http = create_mcp_http_client(headers=headers)
+    async with http, streamable_http_client(f"{base_url}/mcp", http_client=http) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            added = await session.call_tool("add_memory", {"text": "carol's note over MCP", "infer": False})
+            assert not added.is_error, added
+    carol = MemoryClient(api_key=ADMIN_KEY, host=base_url).get_all(filters={"user_id": "carol"})["results"]
+    assert [(m["memory"], m["app_id"]) for m in carol] == [("carol's note over MCP", "mcp-http")]
+
 
 def test_an_unknown_route_and_a_wrong_method_answer_json(base_url):
     with httpx.Client(base_url=base_url, headers={"Authorization": f"Token {ALICE_KEY}"}) as http:
         assert http.get("/v9/nothing/").status_code == 404
         assert http.patch("/v1/ping/").status_code == 405
+
+
+def test_lifecycle_fields_and_read_modes_pass_through(alice):
+    scope = {"AND": [{"user_id": "alice"}, {"app_id": "sdk-lifecycle"}]}
+    old = alice.add("Use PostgreSQL for auth", user_id="alice", app_id="sdk-lifecycle")["results"][0]["id"]
+    answer = alice.add("Auth DB is PostgreSQL", user_id="alice", app_id="sdk-lifecycle")
+    new = answer["results"][0]["id"]
+    assert [(r["id"], r["event"]) for r in answer["results"]] == [(new, "ADD"), (old, "MERGE")]
+
+    assert [m["id"] for m in alice.get_all(filters=scope)["results"]] == [new]  # merged ones are hidden
+    merged = alice.get_all(filters=scope, include_merged=True)["results"]
+    assert [(m["id"], m["lifecycle_state"], m["replaced_by"]) for m in merged] == [
+        (old, "merged", new),
+        (new, "active", None),
+    ]
+    assert alice.get(old)["replacement_memory_id"] == new
+    assert [m["id"] for m in alice.search("PostgreSQL auth", filters=scope, latest_only=True)["results"]] == [new]
+    with pytest.raises(Exception, match="cannot both be true"):
+        alice.get_all(filters=scope, latest_only=True, include_merged=True)
+
+
+def test_an_add_with_a_timestamp_keeps_when_the_memory_was_made(alice):
+    added = alice.add("made long ago", user_id="alice", app_id="sdk-time", timestamp=1_700_000_000, infer=False)
+    got = alice.get(added["results"][0]["id"])
+    assert got["created_at"].startswith("2023-11-14T22:13:20")
+    with pytest.raises(Exception, match="timestamp is in the future"):
+        alice.add("from the future", user_id="alice", timestamp=4_000_000_000, infer=False)
+
+
+def test_delete_users_and_reset_delete_an_entitys_memories(base_url):
+    admin = MemoryClient(api_key=ADMIN_KEY, host=base_url)
+    admin.add("dave's first", user_id="dave", agent_id="dave-bot", infer=False)
+    admin.add("dave's second", user_id="dave", infer=False)
+    assert admin.delete_users(agent_id="dave-bot") == {"message": "Entity deleted successfully."}
+    assert [m["memory"] for m in admin.get_all(filters={"user_id": "dave"})["results"]] == ["dave's second"]
+    admin.delete_users(user_id="dave")
+    assert admin.get_all(filters={"user_id": "dave"})["count"] == 0
+    bob = MemoryClient(api_key=BOB_KEY, host=base_url)
+    with pytest.raises(Exception, match="may not touch user"):
+        bob.delete_users(user_id="alice")
+    bob.add("bob's soon gone", user_id="bob", app_id="bob-app", infer=False)
+    assert bob.reset()["message"].startswith("Client reset successful")
+    assert bob.get_all(filters={"user_id": "bob"})["count"] == 0
+    assert alice_count(base_url) > 0  # reset with bob's key touched only bob
+
+
+def alice_count(base_url: str) -> int:
+    return MemoryClient(api_key=ALICE_KEY, host=base_url).get_all(filters={"user_id": "alice"})["count"]

@@ -11,10 +11,14 @@ import argparse
 import ipaddress
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..store_url import check_directory
 from .common import Parser, identity_from, run_command
+
+if TYPE_CHECKING:
+    import uvicorn
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -59,6 +63,12 @@ def serve(args: argparse.Namespace) -> int:
     if args.new_key:
         print(new_key_lines(args.new_key), end="")
         return 0
+    prepare(args).run()
+    return 0
+
+
+def prepare(args: argparse.Namespace) -> uvicorn.Server:
+    """The server `mem0-server` runs, checked and configured (`ConfigError` before anything binds)."""
     import uvicorn
 
     from ..web.app import build_app
@@ -83,10 +93,8 @@ def serve(args: argparse.Namespace) -> int:
     )
     app = build_app(identity, config, host=args.host)
     print(f"mem0-server: serving {identity.store_url} on http://{args.host}:{args.port}", file=sys.stderr)
-    uvicorn.run(
-        app, host=args.host, port=args.port, access_log=args.debug, log_level="info" if args.debug else "warning"
-    )
-    return 0
+    level = "info" if args.debug else "warning"
+    return uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, access_log=args.debug, log_level=level))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -53,7 +53,8 @@ def only_user(key: ApiKey) -> str | None:
 
 
 def named_values(filters: object, name: str) -> list[object]:
-    """Every value `filters` gives `name`, at any depth (plain values and operator arguments)."""
+    """Every value `filters` gives `name`, at any depth (plain values and operator arguments),
+    outside `metadata` conditions."""
     found: list[object] = []
 
     def walk(node: object) -> None:
@@ -61,7 +62,7 @@ def named_values(filters: object, name: str) -> list[object]:
             for key, value in node.items():
                 if key == name:
                     found.extend(_flat(value))
-                else:
+                elif key != "metadata":  # a metadata key of the same name is the user's data, not a scope
                     walk(value)
         elif isinstance(node, list):
             for item in node:

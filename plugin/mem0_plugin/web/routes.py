@@ -15,6 +15,7 @@ from starlette.routing import Route
 from .. import operations
 from ..errors import InvalidInputError
 from ..jsontext import parse_json_text
+from ..timeutil import utc_now
 from . import access, shapes
 from .config import ApiKey
 from .service import Service
@@ -66,6 +67,7 @@ async def add(request: Request) -> JSONResponse:
         "metadata": shapes.optional_object(body, "metadata"),
         "infer": shapes.flag(body, "infer", True),
         "immutable": shapes.flag(body, "immutable"),
+        "now": shapes.created_at(body.get("timestamp"), utc_now()),
     }
     caller = service.caller(user)
 
@@ -196,6 +198,29 @@ async def entities(request: Request) -> JSONResponse:
     return JSONResponse({"count": len(results), "next": None, "previous": None, "results": results, **totals})
 
 
+ENTITY_COLUMNS = {"agent": "agent_id", "app": "app_id", "run": "run_id"}
+
+
+async def delete_entity(request: Request) -> JSONResponse:
+    """`delete_users(...)` / `reset()`: every memory of a user, or of an agent, app or run among
+    the users the key may touch (as `delete_all`, recoverable one by one)."""
+    key, service = key_of(request), service_of(request)
+    kind, name = request.path_params["entity_type"], request.path_params["entity_id"]
+    if kind == "user":
+        users, filters = [access.check_user(key, name)], access.project_filter(key, None)
+    elif kind in ENTITY_COLUMNS:
+        users = await run_in_threadpool(service.users, key)
+        filters = access.project_filter(key, {ENTITY_COLUMNS[kind]: name})
+    else:
+        raise InvalidInputError(f"entity type must be user, agent, app or run, got {shapes.brief(kind)}")
+
+    def delete() -> int:
+        return sum(operations.delete_memories(service.caller(user), filters) for user in users)
+
+    deleted = await run_in_threadpool(delete)  # 0 is no error: reset() deletes a user, then its apps
+    return JSONResponse({"message": "Entity deleted successfully!", "count": deleted})
+
+
 async def _batch(request: Request, change: Callable[[operations.Caller, dict[str, Any]], object], verb: str):
     """Every item checked (id, owner, key) before the first is changed: a refused batch writes nothing."""
     key, service, body = key_of(request), service_of(request), await body_of(request)
@@ -234,6 +259,8 @@ ROUTES = [
     Route("/v1/memories/{memory_id}/", update_one, methods=["PUT"]),
     Route("/v1/memories/{memory_id}/", delete_one, methods=["DELETE"]),
     Route("/v1/entities/", entities, methods=["GET"]),
+    Route("/v1/entities/{entity_type}/{entity_id}/", delete_entity, methods=["DELETE"]),
+    Route("/v2/entities/{entity_type}/{entity_id}/", delete_entity, methods=["DELETE"]),
     Route("/v1/batch/", batch_update, methods=["PUT"]),
     Route("/v1/batch/", batch_delete, methods=["DELETE"]),
 ]

@@ -3,9 +3,11 @@ platform's answers carry beside them, and a request's pieces read and checked. P
 
 from __future__ import annotations
 
+import math
 import re
 import reprlib
 from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..errors import InvalidInputError
@@ -13,6 +15,11 @@ from ..errors import InvalidInputError
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 MAX_BATCH = 1000
 ROLES = ("user", "assistant")  # stored; a "system" message is instructions, not a memory
+
+
+def brief(value: object) -> str:
+    """A client's value, short and inert, for a message."""
+    return reprlib.repr(value)
 
 
 def memory_id(value: object) -> str:
@@ -95,6 +102,19 @@ def integer(value: object, name: str, default: int) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise InvalidInputError(f"{name} must be an integer, got {reprlib.repr(value)}")
+
+
+def created_at(value: object, now: datetime) -> datetime | None:
+    """An add's `timestamp` (Unix seconds: when the memory was made, e.g. by an import), or None
+    for now; one after tomorrow or not a number is 400."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InvalidInputError(f"timestamp must be Unix seconds, got {reprlib.repr(value)}")
+    stamp = datetime.fromtimestamp(value, timezone.utc)
+    if stamp > now + timedelta(days=1):
+        raise InvalidInputError(f"timestamp is in the future: {stamp.isoformat()}")
+    return stamp
 
 
 def messages_texts(messages: object) -> list[str]:
