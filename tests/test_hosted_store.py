@@ -180,9 +180,21 @@ def test_a_memory_changed_on_the_platform_is_not_overwritten(hosted):
 
 
 def test_forget_deletes_on_the_platform(hosted, run_cli):
-    done = run_cli("mem0-forget", "--ids", RUFF, "--yes")
+    done = run_cli("mem0-forget", "--ids", RUFF, "--yes", "--purge")
     assert done.returncode == 0, done.stderr
     assert hosted.gone(RUFF)
+    history = run_cli("mem0-memories", "history", RUFF, "--json")  # the mirror's history, purged
+    assert "ruff" not in history.stdout and "PURGE" in history.stdout
+
+
+def test_import_adds_on_the_platform_with_new_ids_and_the_original_dates(hosted, run_cli, tmp_path):
+    lines = [{"id": "m1", "memory": "Pin Node 22 in CI", "created_at": "2026-06-01T10:00:00+00:00"}]
+    done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "in.jsonl", lines)))
+    assert done.returncode == 0, done.stderr
+    found = [
+        r for r in hosted.client.get_all(filters={"user_id": USER})["results"] if r["memory"] == lines[0]["memory"]
+    ]
+    assert len(found) == 1 and found[0]["id"] != "m1" and found[0]["created_at"].startswith("2026-06-01T10:00:00")
 
 
 def test_health_deep_reads_the_platform(hosted, run_cli):
