@@ -572,7 +572,6 @@ def test_a_store_path_that_is_a_directory_is_a_clear_store_error(tmp_path):
     [
         ("postgresql://db/mem0", "scheme 'postgresql' is not supported yet"),
         ("postgres://db/mem0", "scheme 'postgres' is not supported yet"),
-        ("mem0://api.mem0.ai", "scheme 'mem0' is not supported yet"),
         ("mysql://db/mem0", "scheme 'mysql' is not supported;"),
         ("sqlite://", "no file path"),
         ("sqlite:///", "no file path"),

@@ -30,7 +30,7 @@ from .dream import autolock
 from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
 from .records import Memory, new_memory_id
-from .store import SqliteStore
+from .store import SqliteStore, open_store
 from .store_url import parse_store_url
 from .timeutil import format_timestamp, utc_now
 
@@ -133,14 +133,18 @@ class SnapshotStore(SqliteStore):
 
 
 def open_store_probe(
-    url: str, *, readonly: bool, explicit: bool = True
+    url: str, *, readonly: bool, explicit: bool = True, identity: Identity | None = None
 ) -> tuple[health.StoreProbe, SqliteStore | None]:
     """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
-    store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here."""
+    store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here. A
+    hosted store (``mem0://``, for `identity`) opens as every command opens it."""
     try:
-        path = parse_store_url(url, explicit=explicit).path
+        location = parse_store_url(url, explicit=explicit)
     except ConfigError as exc:
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
+    if location.hosted is not None and identity is not None:
+        return _open_hosted_probe(url, identity, readonly)
+    path = location.path
     blocker = _nearest_existing(path.parent)
     if explicit and not path.exists():
         where = (
@@ -162,6 +166,14 @@ def open_store_probe(
     except StoreError as exc:
         return health.StoreProbe(url, path, problem=diagnose(path, str(exc)), error=str(exc), blocker=blocker), None
     return health.StoreProbe(url, path, blocker=blocker), store
+
+
+def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
+    try:
+        store = open_store(identity.store_location, readonly=readonly)
+    except Mem0PluginError as exc:
+        return health.StoreProbe(url, None, problem=health.HOSTED, error=str(exc)), None
+    return health.StoreProbe(url, store.path), store
 
 
 def count_memories(store: SqliteStore, identity: Identity) -> int:
@@ -210,7 +222,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
         with store.write() as writer:
             for leftover in writer.active_by_source(identity.user_id, health.PROBE_APP_ID, health.PROBE_SOURCE):
                 _remove_probe(writer, leftover)
-            writer.insert(probe, actor=health.PROBE_SOURCE)
+            probe = writer.insert(probe, actor=health.PROBE_SOURCE)  # a hosted store gives the platform's id
         try:
             read_back = store.get(identity.user_id, probe.id)
         finally:
@@ -219,7 +231,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return diagnose(store.path, str(exc)), str(exc)
+        return (health.HOSTED if store.scheme == "mem0" else diagnose(store.path, str(exc))), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""

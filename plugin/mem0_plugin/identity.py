@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import ConfigError
@@ -29,8 +29,12 @@ class Identity:
 
     @property
     def store_location(self) -> StoreLocation:
-        """The parsed `store_url` (`store_url.parse_store_url`); `ConfigError` when it is unusable."""
-        return parse_store_url(self.store_url, explicit=self.store_explicit)
+        """The parsed `store_url` (`store_url.parse_store_url`); `ConfigError` when it is unusable.
+        A hosted store's location also carries the home and the user (its local mirror's)."""
+        location = parse_store_url(self.store_url, explicit=self.store_explicit)
+        if location.hosted is None:
+            return location
+        return replace(location, home=self.home, user_id=self.user_id)
 
 
 def _git(cwd: Path, *args: str) -> str | None:

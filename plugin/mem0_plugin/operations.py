@@ -147,7 +147,7 @@ def add_memory(
     with caller.store.write() as writer:
         existing = writer.find_identical(memory)
         if existing is None:
-            writer.insert(memory, actor=caller.actor)
+            memory = writer.insert(memory, actor=caller.actor)  # a hosted store gives it the platform's id
             if comparison is not None:
                 write_path.store_vector(writer, memory, comparison)
                 events = write_path.retire(writer, memory, comparison, caller.actor)

@@ -98,7 +98,9 @@ def store_checks(
 ) -> tuple[list[health.CheckResult], QualityReport | None]:
     """Store, Search and Write/Read, and (with `deep`) the quality report (by meaning too when
     `semantic` is available)."""
-    probe, store = probes.open_store_probe(identity.store_url, readonly=deep, explicit=identity.store_explicit)
+    probe, store = probes.open_store_probe(
+        identity.store_url, readonly=deep, explicit=identity.store_explicit, identity=identity
+    )
     observed = StoreRead()
     write: tuple[str | None, str] = (None, "")
     if store is not None:

@@ -172,9 +172,10 @@ def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, 
         updated_at=writer.now,
         source_memory_ids=tuple(m.id for m in sources),
     )
-    writer.insert(merged, event="ADD", actor=ACTOR)
+    merged = writer.insert(merged, event="ADD", actor=ACTOR)  # a hosted store gives it the platform's id
     for source in sources:
-        writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
+        if source.id != merged.id:  # a platform that keeps one memory per text kept this source (docs/hosted.md)
+            writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
 
 
 def _synthesize(

@@ -264,7 +264,7 @@ class SqliteStore:
             self._views += 1
             self._writing = True
             try:
-                yield Writer(self._conn)
+                yield self._new_writer()
                 self._conn.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 self._rollback()
@@ -275,6 +275,10 @@ class SqliteStore:
             finally:
                 self._writing = False
                 self._views += 1
+
+    def _new_writer(self) -> Writer:
+        """The writer of one transaction (a hosted store's also writes to the platform)."""
+        return Writer(self._conn)
 
     def scrub(self) -> bool:
         """Leave no trace of deleted text in the file (after a purge): the full-text index drops
@@ -1105,8 +1109,13 @@ def _with_version(memory: Memory) -> dict:
 
 
 def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
-    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"); only SQLite exists today. An explicit
-    store's directory must exist; the file is created on the first open (not read-only)."""
+    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"). An explicit
+    store's directory must exist; the file is created on the first open (not read-only). A
+    ``mem0://`` location opens the hosted store (docs/hosted.md)."""
     location = parse_store_url(where) if isinstance(where, str) else where
+    if location.hosted is not None:
+        from .hosted_store import open_hosted
+
+        return open_hosted(location, readonly=readonly)
     check_directory(location)
     return SqliteStore(location.path, readonly=readonly)
