@@ -74,7 +74,19 @@ class Reading:
     tool names), never stored. Its two flags are read at once; the rest only when a pair gets
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
-    __slots__ = ("_content", "_kinds", "_names", "_stems", "_tokens", "features", "marked", "negated", "plain", "text")
+    __slots__ = (
+        "_content",
+        "_frame",
+        "_kinds",
+        "_names",
+        "_stems",
+        "_tokens",
+        "features",
+        "marked",
+        "negated",
+        "plain",
+        "text",
+    )
 
     def __init__(self, text: str, features: TextFeatures):
         self.text, self.features = text, features
@@ -90,6 +102,7 @@ class Reading:
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
         self._names: frozenset[str] | None = None
+        self._frame: tuple[str, ...] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -133,6 +146,13 @@ class Reading:
                 names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
+
+    @property
+    def frame(self) -> tuple[str, ...]:
+        """The words lined up by `swapped_word` (change words dropped, numbers masked)."""
+        if self._frame is None:
+            self._frame = _frame(self.text)
+        return self._frame
 
 
 # A number beside letters of another script ("6379端口", "порту 4000"): word boundaries do not
@@ -366,7 +386,7 @@ def swapped_word(a: Reading, b: Reading) -> tuple[str, str] | None:
     ("alice", "bob"); "timeout … catalog API … 8 s" / "timeout … payments API … now 30 s" →
     ("catalog", "payments"). A plural, a synonym of the predicate or a function word there is
     no swap (the same fact); numbers and identifiers are the literal rules' business."""
-    left, right = _frame(a.text), _frame(b.text)
+    left, right = a.frame, b.frame  # read once per text, not once per pair
     if len(left) != len(right) or len(left) < 3:
         return None
     differing = [(x, y) for x, y in zip(left, right) if x != y]
@@ -378,9 +398,9 @@ def swapped_word(a: Reading, b: Reading) -> tuple[str, str] | None:
     return (x, y) if x.isalpha() and y.isalpha() else None
 
 
-def _frame(text: str) -> list[str]:
+def _frame(text: str) -> tuple[str, ...]:
     lowered = _CHANGE_ANY.sub(" ", text.lower())
-    return ["#" if any(c.isdigit() for c in word) else word for word in words(lowered)]
+    return tuple("#" if any(map(str.isdigit, word)) else word for word in words(lowered))
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
