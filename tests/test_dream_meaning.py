@@ -211,9 +211,22 @@ def test_neighbours_are_exact_for_small_groups_and_near_exact_above():
     assert neighbours.similar_vector_pairs(large, 0.9, 3) == pairs  # the same answer every time
 
 
-def test_the_vector_index_follows_writes_and_deletes(tmp_path):
+def _counted(store) -> dict:
+    """The per-(user, model) counts the triggers keep, beside the rows counted."""
+    kept = {(u, m): n for u, m, n in store._query("SELECT user_id, model, n FROM vector_counts") if n}
+    rows = {(u, m): n for u, m, n in store._query("SELECT user_id, model, count(*) FROM vectors GROUP BY 1, 2")}
+    assert kept == rows
+    return kept
+
+
+@pytest.mark.parametrize("counted", [True, False])  # the count the triggers keep, or the rows counted
+def test_the_vector_index_follows_writes_and_deletes(tmp_path, counted):
     store = open_store(f"sqlite:///{tmp_path}/v.sqlite3")
     index = VectorIndex("u", "m")
+
+    def current():
+        return index.current(store._query, counted=counted)
+
     with store.write() as writer:
         for i in range(3):
             writer.insert(
@@ -227,16 +240,22 @@ def test_the_vector_index_follows_writes_and_deletes(tmp_path):
                 actor="t",
             )
         writer.store_vectors("u", "m", [(f"id{i}", f"text {i}", np.eye(4, dtype=np.float32)[i]) for i in range(3)])
-    ids, matrix = index.current(store._query)
+    ids, matrix = current()
     assert ids == ["id0", "id1", "id2"] and matrix.shape == (3, 4)
+    assert _counted(store) == {("u", "m"): 3}
     with store.write() as writer:
         writer.store_vectors("u", "m", [("id1", "text 1", np.eye(4, dtype=np.float32)[3])])
-    ids, matrix = index.current(store._query)
+    ids, matrix = current()
     assert ids == ["id0", "id1", "id2"] and matrix[1, 3] == 1.0  # rewritten in place
     with store.write() as writer:
         writer.delete(writer.get("u", "id0"), "t")
-    ids, matrix = index.current(store._query)
+    ids, matrix = current()
     assert sorted(ids) == ["id1", "id2"] and matrix.shape == (2, 4)
+    assert _counted(store) == {("u", "m"): 2}
+    with store.write() as writer:  # a re-worded memory loses its vector (trigger): counted too
+        writer.change(writer.get("u", "id1"), "UPDATE", "t", memory="text one")
+    assert _counted(store) == {("u", "m"): 1}
+    assert current()[0] == ["id2"]
     assert matrix[ids.index("id1"), 3] == 1.0
 
 

@@ -264,6 +264,9 @@ def test_a_store_of_the_previous_schema_upgrades_with_its_runs_listed_and_undoab
     # Back to the schema before runs and undo (5), as a store written then: its history names no run.
     with sqlite3.connect(store_file()) as conn:
         conn.execute("DROP INDEX history_dream_run")
+        for trigger in ("insert", "delete", "update"):  # and the vector counts (migration 8)
+            conn.execute(f"DROP TRIGGER vector_counts_{trigger}")
+        conn.execute("DROP TABLE vector_counts")
         conn.execute("ALTER TABLE history DROP COLUMN dream_run_id")
         for column in ("mode", "merged", "superseded", "pruned", "resolved", "not_applied", "undone_at"):
             conn.execute(f"ALTER TABLE dream_runs DROP COLUMN {column}")

@@ -76,6 +76,7 @@ class Reading:
 
     __slots__ = (
         "_content",
+        "_frame",
         "_kinds",
         "_names",
         "_stems",
@@ -105,6 +106,7 @@ class Reading:
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
         self._names: frozenset[str] | None = None
+        self._frame: tuple[str, ...] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -156,6 +158,13 @@ class Reading:
                 names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
+
+    @property
+    def frame(self) -> tuple[str, ...]:
+        """The words lined up by `swapped_words` (change words dropped, numbers masked)."""
+        if self._frame is None:
+            self._frame = _frame(self.text)
+        return self._frame
 
 
 # Words between a negation and what it negates ("does not NEED TO run", "is never EVER used"),
@@ -521,7 +530,7 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     three swaps. At most a third of the words may differ (else they are two sentences), and
     a plural, a synonym of the predicate or a function word in any differing place makes it
     a rewording: []. Numbers and identifiers are the literal rules' business."""
-    left, right = _frame(a.text), _frame(b.text)
+    left, right = a.frame, b.frame  # read once per text, not once per pair
     if len(left) != len(right) or len(left) < 3:
         return []
     differing = [(x, y) for x, y in zip(left, right) if x != y]
@@ -535,9 +544,9 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     return differing
 
 
-def _frame(text: str) -> list[str]:
+def _frame(text: str) -> tuple[str, ...]:
     lowered = _CHANGE_ANY.sub(" ", text.lower())
-    return ["#" if any(c.isdigit() for c in word) else word for word in words(lowered)]
+    return tuple("#" if any(map(str.isdigit, word)) else word for word in words(lowered))
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:

@@ -6,7 +6,8 @@ similar others at or above the floor; a pair is kept when either side keeps the 
 
 * Up to `EXACT_LIMIT` vectors (a type group of most projects): exact. The group's matrix is
   multiplied by itself a block of `BLOCK` rows at a time (BLAS does the work; memory holds one
-  block of similarities), and each row's best are picked with `argpartition`.
+  block of similarities), and each row's best are picked with `argmax` (the first on a tie); the
+  pairs stay numpy arrays until the end (no Python per pair).
 * Above it: an inverted file. The vectors are clustered by a few rounds of spherical k-means
   (√n cells, seeded deterministically from evenly spaced rows), each vector is listed in its
   `PROBES` nearest cells, and the exact search above runs inside each cell. A pair of close
@@ -40,38 +41,76 @@ def similar_vector_pairs(
         return []
     matrix = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
     if len(matrix) <= EXACT_LIMIT:
-        found = _exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)
+        found = [_exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)]
     else:
-        found = {}
-        for members in _cells(matrix, np.arange(len(matrix))):
-            found.update(_exact(matrix[members], members, threshold, max_neighbours))
-    return sorted((i, j, cosine) for (i, j), cosine in found.items())
+        found = [_exact(matrix[members], members, threshold, max_neighbours) for members in _cells(matrix)]
+    return _distinct(found)
 
 
-def _exact(matrix: np.ndarray, ids: np.ndarray, threshold: float, keep: int) -> dict[tuple[int, int], float]:
-    """Best `keep` neighbours of each row of `matrix` (whose rows are `ids`) at or above `threshold`."""
-    found: dict[tuple[int, int], float] = {}
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # (first, second, cosine) of each pair found, first < second
+
+
+def _exact(matrix: np.ndarray, ids: np.ndarray, threshold: float, keep: int) -> Found:
+    """Best `keep` neighbours of each row of `matrix` (whose rows are `ids`) at or above
+    `threshold`, in the order found: block by block, each row's nearest first."""
     n = len(matrix)
-    if n < 2:
-        return found
     keep = min(keep, n - 1)
+    found: list[Found] = []
+    if keep < 1:
+        return _joined(found)
     for start in range(0, n, BLOCK):
         sims = matrix[start : start + BLOCK] @ matrix.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = -2.0  # never one's own neighbour
-        best = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]
-        chosen = sims[rows[:, None], best]
-        for r, c in zip(*np.nonzero(chosen >= threshold)):
-            i, j = int(ids[start + r]), int(ids[best[r, c]])
-            found[(min(i, j), max(i, j))] = float(chosen[r, c])
-    return found
+        best, chosen = _best(sims, keep)
+        r, c = np.nonzero(chosen >= threshold)
+        i, j = ids[start + r], ids[best[r, c]]
+        found.append((np.minimum(i, j), np.maximum(i, j), chosen[r, c]))
+    return _joined(found)
 
 
-def _cells(matrix: np.ndarray, ids: np.ndarray, depth: int = 0) -> list[np.ndarray]:
+def _best(sims: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
+    """(columns, values) of each row's `keep` highest, highest first (the first column on a tie).
+    A few passes of `argmax` (over the block in place) cost far less than `argpartition`."""
+    rows = np.arange(len(sims))
+    columns = np.empty((len(sims), keep), dtype=np.intp)
+    values = np.empty((len(sims), keep), dtype=sims.dtype)
+    for k in range(keep):
+        columns[:, k] = sims.argmax(axis=1)
+        values[:, k] = sims[rows, columns[:, k]]
+        sims[rows, columns[:, k]] = -np.inf
+    return columns, values
+
+
+def _joined(parts: Sequence[Found]) -> Found:
+    if not parts:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
+
+
+def _distinct(parts: Sequence[Found]) -> list[Pair]:
+    """Each pair once (with the cosine it was found with last), sorted by (i, j)."""
+    first, second, cosine = _joined(parts)
+    if not len(first):
+        return []
+    order = np.lexsort((np.arange(len(first))[::-1], second, first))  # by pair, the last found first
+    first, second, cosine = first[order], second[order], cosine[order]
+    keep = np.ones(len(first), dtype=bool)
+    keep[1:] = (first[1:] != first[:-1]) | (second[1:] != second[:-1])
+    return list(zip(first[keep].tolist(), second[keep].tolist(), cosine[keep].tolist()))
+
+
+def _cells(matrix: np.ndarray, ids: np.ndarray | None = None, depth: int = 0) -> list[np.ndarray]:
     """The `ids` of the rows listed in each cell of a spherical k-means clustering of `matrix`
     (each row in `PROBES` cells); a cell still larger than `EXACT_LIMIT` is split the same way
     once more (near-identical texts cluster tightly)."""
     n = len(matrix)
+    ids = np.arange(n) if ids is None else ids
     count = max(2, int(math.sqrt(n)))
     centroids = matrix[np.linspace(0, n - 1, count).astype(int)].copy()
     for _ in range(KMEANS_ROUNDS):

@@ -9,7 +9,8 @@ How texts are embedded (docs/embeddings.md):
   its own longest text (not to a fixed length): similar lengths share a batch, so little
   work is spent on padding;
 * the token vectors are mean-pooled over the attention mask and scaled to length 1;
-* onnxruntime uses `threads()` intra-op threads (at most 2: the laptop keeps a core).
+* onnxruntime uses `threads()` intra-op threads (at most 2: the laptop keeps a core), which
+  sleep between calls rather than spin.
 
 The session and the tokenizer load on the first `embed` call, never at construction, so an
 MCP server that never searches never pays for the model.
@@ -94,7 +95,10 @@ class OnnxEmbedder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads()
         options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # docs/embeddings.md: no spinning
+        # Idle workers sleep instead of spinning: a spinning worker keeps a core busy after each
+        # call, taken from the SQL and numpy work that follows (the write path, a search) and from
+        # other processes on a small machine (docs/embeddings.md).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         try:
             session = onnxruntime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])

@@ -194,6 +194,30 @@ MIGRATIONS: tuple[Migration, ...] = (
     UPDATE dream_runs SET superseded = (SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id
                                         AND s.kind = 'supersede' AND s.outcome = 'applied');
     """,
+    # 8: how many vectors each (user, model) has, kept by triggers (docs/embeddings.md): the
+    # in-memory vector index checks it before each search instead of counting the rows.
+    """
+    CREATE TABLE vector_counts (
+        user_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (user_id, model)
+    ) WITHOUT ROWID;
+    INSERT INTO vector_counts (user_id, model, n) SELECT user_id, model, count(*) FROM vectors GROUP BY user_id, model;
+    CREATE TRIGGER vector_counts_insert AFTER INSERT ON vectors BEGIN
+        INSERT INTO vector_counts (user_id, model, n) VALUES (new.user_id, new.model, 1)
+            ON CONFLICT (user_id, model) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER vector_counts_delete AFTER DELETE ON vectors BEGIN
+        UPDATE vector_counts SET n = n - 1 WHERE user_id = old.user_id AND model = old.model;
+    END;
+    CREATE TRIGGER vector_counts_update AFTER UPDATE OF user_id, model ON vectors
+        WHEN new.user_id IS NOT old.user_id OR new.model IS NOT old.model BEGIN
+        UPDATE vector_counts SET n = n - 1 WHERE user_id = old.user_id AND model = old.model;
+        INSERT INTO vector_counts (user_id, model, n) VALUES (new.user_id, new.model, 1)
+            ON CONFLICT (user_id, model) DO UPDATE SET n = n + 1;
+    END;
+    """,
 )
 
 

@@ -186,6 +186,7 @@ class SqliteStore:
         self._writing = False
         self._pager: _Pager | None = None
         self._features_column: bool | None = None
+        self._vector_counts: bool | None = None  # the table migration 8 adds (absent: read-only, older)
         self._vector_indexes: dict[tuple[str, str], VectorIndex] = {}
 
     # -- connection -------------------------------------------------------------
@@ -458,6 +459,13 @@ class SqliteStore:
         )
         return dict(rows)
 
+    def _counts_vectors(self) -> bool:
+        if self._vector_counts is None:
+            self._vector_counts = bool(
+                self._query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'vector_counts'")
+            )
+        return self._vector_counts
+
     def _has_features_column(self) -> bool:
         if self._features_column is None:
             self._features_column = any(row[1] == "features" for row in self._query("PRAGMA table_info(memories)"))
@@ -501,7 +509,7 @@ class SqliteStore:
         with self._lock:
             view = self._view()
         index = self.vector_index(user_id, model)
-        ids, matrix = index.current(self._query, view)
+        ids, matrix = index.current(self._query, view, counted=self._counts_vectors())
         position = index.position()
         terms = significant_words(query)
         for memory, score in lexical:
@@ -530,7 +538,7 @@ class SqliteStore:
         with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
         with self._lock:
             view = self._view()
-        ids, matrix = self.vector_index(user_id, model).current(self._query, view)
+        ids, matrix = self.vector_index(user_id, model).current(self._query, view, counted=self._counts_vectors())
         sql, params = self._where(user_id, where, mode)
         return [
             (memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)

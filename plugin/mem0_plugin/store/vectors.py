@@ -4,7 +4,7 @@ A vector is stored as float16 (half the bytes of float32; cosine changes by < 1e
 `vectors` table (migration 4), with the model id and the text hash it was made from. Search
 compares a query with every vector of the user at once: `VectorIndex` keeps them as one
 float32 matrix in memory and brings it up to date cheaply on each use (rows written since
-are appended by `seq`; a delete, noticed by the count, reloads it whole).
+are appended by `seq`; a delete, noticed by the count that triggers keep, reloads it whole).
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 Query = Callable[[str, Sequence], list[tuple]]
+
+# (how many vectors, the last seq) of one (user, model): from the count the triggers keep
+# (migration 8; one row) or, in a store opened read-only before it, by counting the rows.
+_LAST = "SELECT coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?"
+COUNTED = f"SELECT coalesce((SELECT n FROM vector_counts WHERE user_id = ? AND model = ?), 0), ({_LAST})"
+COUNTING = f"SELECT (SELECT count(*) FROM vectors WHERE user_id = ? AND model = ?), ({_LAST})"
 
 
 def encode_vector(vector: np.ndarray) -> bytes:
@@ -82,21 +88,21 @@ class VectorIndex:
         """Each id's row in the matrix `current` returned last (read-only)."""
         return self._loaded.position
 
-    def current(self, query: Query, view: tuple | None = None) -> tuple[list[str], np.ndarray]:
+    def current(
+        self, query: Query, view: tuple | None = None, *, counted: bool = False
+    ) -> tuple[list[str], np.ndarray]:
         """(ids, matrix) of every vector of the user and model now stored. `view` is the store's
         token of what its connection sees (`SqliteStore._view`): while it is unchanged, nothing
-        was written, and the matrix is returned without asking the table."""
+        was written, and the matrix is returned without asking the table. `counted`: the store
+        keeps the number of vectors in `vector_counts` (migration 8), read instead of counting."""
         with self._lock:
             if view is not None and view == self._view:
                 return self._loaded.ids, self._loaded._matrix()
             self._view = view
-            return self._refresh(query)
+            return self._refresh(query, counted)
 
-    def _refresh(self, query: Query) -> tuple[list[str], np.ndarray]:
-        count, last = query(
-            "SELECT count(*), coalesce(max(seq), 0) FROM vectors WHERE user_id = ? AND model = ?",
-            (self.user_id, self.model),
-        )[0]
+    def _refresh(self, query: Query, counted: bool) -> tuple[list[str], np.ndarray]:
+        count, last = query(COUNTED if counted else COUNTING, (self.user_id, self.model, self.user_id, self.model))[0]
         loaded = self._loaded
         if last < loaded.last_seq or (last == loaded.last_seq and count != loaded.count):
             loaded = self._loaded = _Loaded()  # something was deleted: start over
