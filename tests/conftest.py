@@ -245,3 +245,45 @@ def close_resources(resources) -> None:
         resources._semantic.drain()
     if resources._store is not None:
         resources._store.close()
+
+
+# -- PostgreSQL (docs/stores.md, "Tests"): a real server, started once per session ----------
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server for the session (`pg_server`): started here (initdb + pg_ctl in a
+    temp directory) unless MEM0_TEST_POSTGRES_URL names one; stopped at the end."""
+    from pg_server import ENV_URL, PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get(ENV_URL):
+        if os.environ.get("CI"):
+            pytest.fail(
+                "CI runs the PostgreSQL tests: no PostgreSQL server binaries found (apt-get install postgresql)"
+            )
+        pytest.skip("no PostgreSQL server binaries (pg_ctl): the PostgreSQL leg is skipped")
+    server = PostgresServer.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """The URL of a migrated, empty PostgreSQL database for this test (emptied before it)."""
+    return postgres_server.clean_database()
+
+
+@pytest.fixture
+def store_url_of(request, tmp_path):
+    """`store_url_of(backend)`: the URL of a fresh store of that backend ("sqlite" or "postgresql")."""
+
+    def make(backend: str) -> str:
+        if backend == "postgresql":
+            return request.getfixturevalue("postgres_url")
+        return f"sqlite:///{tmp_path}/memories.sqlite3"
+
+    return make

@@ -980,7 +980,7 @@ def test_usage_errors_exit_2_with_one_line(dream, base, run_cli, args, project):
 def test_bad_now_and_bad_store(dream, base, run_cli):
     line = one_error_line(run_cli("mem0-dream", "--plan", "--now", "yesterday"), 2)
     assert "--now" in line
-    line = one_error_line(dream("--plan", "--store", "postgresql://nowhere/db"))
+    line = one_error_line(dream("--plan", "--store", "mysql://nowhere/db"))
     assert "not supported" in line
 
 

@@ -4,7 +4,9 @@
   directory (SQLAlchemy's convention; `--cwd` chooses the project, not the store);
 * ``sqlite:////absolute/path`` — four slashes: an absolute path;
 * a bare path (``/tmp/m.sqlite3``, ``./m.sqlite3``, ``~/m.sqlite3``): the same file;
-* ``postgresql://…``, ``mem0://…``: recognised, not supported yet (a clear error);
+* ``postgresql://…`` (or ``postgres://…``): a PostgreSQL database, in libpq's URL form
+  (docs/stores.md); its `path` is unused;
+* ``mem0://…``: recognised, not supported yet (a clear error);
 * anything else: an error naming the forms above.
 
 An explicit store (`--store`, `MEM0_STORE`) whose directory does not exist is an error
@@ -22,21 +24,23 @@ from pathlib import Path
 from .errors import ConfigError
 
 SQLITE = "sqlite"
+POSTGRESQL = "postgresql"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
 LATER_SCHEMES = {
-    "postgresql": "PostgreSQL stores",
-    "postgres": "PostgreSQL stores",
     "mem0": "stores on the Mem0 platform",
 }
-FORMS = "sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path"
+FORMS = "sqlite:////<absolute path>, sqlite:///<relative path>, a plain file path or postgresql://…"
 
 
 @dataclass(frozen=True)
 class StoreLocation:
-    """Where a store is: its URL as given, and the absolute path of its SQLite file."""
+    """Where a store is: its URL as given, and the absolute path of its SQLite file (for a
+    PostgreSQL store, `scheme` is "postgresql" and `path` is unused)."""
 
     url: str
     path: Path
     explicit: bool = True  # named by --store / MEM0_STORE (its directory must exist)
+    scheme: str = SQLITE
 
 
 def sqlite_url(path: Path) -> str:
@@ -56,6 +60,8 @@ def parse_store_url(url: str, *, explicit: bool = True) -> StoreLocation:
     scheme = _scheme(url)
     if scheme is None:
         return StoreLocation(url, _absolute(Path(url).expanduser()), explicit)
+    if scheme in POSTGRES_SCHEMES:
+        return StoreLocation(url, Path(), explicit, POSTGRESQL)
     if scheme in LATER_SCHEMES:
         raise ConfigError(
             f"store URL scheme {scheme!r} is not supported yet ({LATER_SCHEMES[scheme]} "
@@ -79,7 +85,7 @@ def _absolute(path: Path) -> Path:
 def check_directory(location: StoreLocation) -> None:
     """An explicit store's directory must exist: a typo must not start a new empty store."""
     folder = location.path.parent
-    if not location.explicit or folder.is_dir():
+    if location.scheme != SQLITE or not location.explicit or folder.is_dir():
         return
     raise ConfigError(
         f"the store's directory does not exist: {folder}{_slashes_hint(location.url)}; "

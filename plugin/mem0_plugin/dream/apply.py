@@ -336,7 +336,13 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
 @contextmanager
 def apply_lock(store: SqliteStore) -> Iterator[None]:
-    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too)."""
+    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too).
+    A store with a lock of its own (PostgreSQL's advisory lock, docs/stores.md) holds that one."""
+    own = getattr(store, "apply_lock", None)
+    if own is not None:
+        with own():
+            yield
+        return
     path = getattr(store, "path", None)
     if path is None:  # a store without a local file has nothing to share with another process here
         yield

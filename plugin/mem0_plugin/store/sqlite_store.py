@@ -24,7 +24,7 @@ from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
-from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
+from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
@@ -1074,8 +1074,13 @@ def _with_version(memory: Memory) -> dict:
 
 
 def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
-    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"); only SQLite exists today. An explicit
-    store's directory must exist; the file is created on the first open (not read-only)."""
+    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"):
+    an SQLite file, or a PostgreSQL database (docs/stores.md). An explicit SQLite store's
+    directory must exist; the file is created on the first open (not read-only)."""
     location = parse_store_url(where) if isinstance(where, str) else where
+    if location.scheme == POSTGRESQL:
+        from .postgres_store import PostgresStore
+
+        return PostgresStore(location.url, readonly=readonly)
     check_directory(location)
     return SqliteStore(location.path, readonly=readonly)

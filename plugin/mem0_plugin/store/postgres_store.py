@@ -1,0 +1,326 @@
+"""`PostgresStore`: the store on a PostgreSQL database, for a team (docs/stores.md).
+
+The same interface and the same meaning as `SqliteStore`, whose reads and writes it reuses:
+its SQL is written once, with `?` marks, and `postgres_sql` turns it into PostgreSQL's
+(`%s` marks, `IS ?` as `IS NOT DISTINCT FROM`, no SQLite index hints). What differs is
+here: connections (a `psycopg_pool` pool, one connection per thread while it reads a
+snapshot or writes), full-text search (a `tsvector` column with a GIN index), the filter
+dialect (`store.postgres_filters`), and the locks:
+
+* every write transaction first takes one transaction-level advisory lock, so writers
+  queue one after another as they do on SQLite (`BEGIN IMMEDIATE`): the same guarantees
+  (an identical text stored once, conditional writes on the row version) with no
+  serialization failure or deadlock to retry;
+* dream's apply holds a session-level advisory lock for its whole duration
+  (`apply_lock`), the lock the SQLite store keeps in a file beside it: one apply at a time
+  per database, across every machine that uses it.
+
+A lost connection ends its transaction on the server: what it wrote is rolled back whole.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import StoreError
+from ..filters import TRUE, CompiledFilter
+from ..records import Memory
+from ..text import overlap_score, significant_words
+from .postgres_filters import postgres_filter
+from .postgres_migrations import migrate
+from .rows import SELECT_COLUMNS, row_to_memory, text_hash
+from .sqlite_store import ReadMode, SqliteStore, Writer
+
+WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
+APPLY_LOCK = 0x6D656D30_0003  # pg_advisory_lock key held while dream applies, recovers or undoes
+POOL_SIZE = 8
+LEXICAL_MARGIN = 16  # ranked candidates read beyond top_k: the SQL order and the score may tie apart
+
+_HINT = re.compile(r"\s+INDEXED BY \w+")
+_IS_NOT = re.compile(r"\bIS NOT \?")
+_IS = re.compile(r"\bIS \?")
+_WHERE_1 = re.compile(r"\bWHERE 1\b")
+_cache: dict[str, str] = {}
+
+
+def postgres_sql(sql: str) -> str:
+    """SQLite-flavoured SQL of the stores (`?` marks) as PostgreSQL runs it."""
+    done = _cache.get(sql)
+    if done is None:
+        done = _HINT.sub("", sql).replace("%", "%%")
+        done = _IS_NOT.sub("IS DISTINCT FROM ?", done)
+        done = _IS.sub("IS NOT DISTINCT FROM ?", done)
+        done = _WHERE_1.sub("WHERE TRUE", done).replace("?", "%s")
+        if len(_cache) < 4096:
+            _cache[sql] = done
+    return done
+
+
+def _tsquery(terms: Iterable[str]) -> str:
+    """A tsquery matching any of `terms`, each a quoted lexeme (no parsing, no stemming)."""
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+class _Connection:
+    """A psycopg connection that speaks the stores' SQL (`postgres_sql`), as `Writer` expects
+    of a connection: `execute`, `executemany`, `in_transaction`."""
+
+    def __init__(self, conn: Any):
+        self.raw = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(postgres_sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        cursor = self.raw.cursor()
+        cursor.executemany(postgres_sql(sql), [tuple(r) for r in rows])
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+
+class PostgresWriter(Writer):
+    """`Writer` inside one `PostgresStore.write()` transaction: the few primitives whose SQL is
+    SQLite's own."""
+
+    def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list:
+        rows = self._execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
+            "AND mem0_text(meta -> 'source') = ? ORDER BY created_us, id",
+            (user_id, app_id, source),
+        ).fetchall()
+        return [row_to_memory(r) for r in rows]
+
+    def optimize_search_index(self) -> None:
+        """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
+
+
+class PostgresStore(SqliteStore):
+    """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
+
+    scheme = "postgresql"
+
+    def __init__(self, url: str, *, readonly: bool = False):
+        self.url = url
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._views = 0
+        self._writing = False
+        self._pager = None
+        self._features_column = True
+        self._vector_indexes = {}
+        self._pool = self._open_pool()
+
+    # -- connections --------------------------------------------------------------
+
+    def _open_pool(self) -> Any:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise StoreError("PostgreSQL stores need psycopg: pip install 'mem0-dream-plugin[postgres]'") from None
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+                if not self.readonly:
+                    migrate(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the store {_safe(self.url)}: {_first_line(exc)}") from None
+        pool = ConnectionPool(
+            self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
+        )
+        pool.open(wait=True, timeout=30)
+        return pool
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @contextmanager
+    def _connection(self) -> Iterator[_Connection]:
+        """This thread's connection while it reads a snapshot or writes; else one from the pool."""
+        bound = getattr(self._local, "conn", None)
+        if bound is not None:
+            yield bound
+            return
+        import psycopg
+
+        try:
+            with self._pool.connection() as raw:
+                yield _Connection(raw)
+        except psycopg.Error as exc:
+            raise StoreError(f"store read failed: {_first_line(exc)}") from None
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        import psycopg
+
+        try:
+            with self._connection() as conn:
+                return conn.execute(sql, params).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"store read failed: {_first_line(exc)}") from None
+
+    @contextmanager
+    def write(self, *, secure: bool = False) -> Iterator[Writer]:
+        """One transaction that holds the store's write lock; every change and its history row
+        commit together. `secure` changes nothing here (`scrub` clears what a purge leaves)."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        import psycopg
+
+        if getattr(self._local, "conn", None) is not None:
+            raise StoreError("store write failed: a transaction is already open in this thread")
+        try:
+            with self._pool.connection() as raw:
+                conn = _Connection(raw)
+                self._local.conn = conn
+                try:
+                    yield from self._transaction_on(conn)
+                finally:
+                    self._local.conn = None
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+
+    def _transaction_on(self, conn: _Connection) -> Iterator[Writer]:
+        import psycopg
+
+        conn.raw.execute("BEGIN")
+        self._views += 1
+        try:
+            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield PostgresWriter(conn)  # type: ignore[arg-type]
+            conn.raw.execute("COMMIT")
+        except psycopg.Error:
+            _rollback(conn)
+            raise
+        except BaseException:
+            _rollback(conn)
+            raise
+        finally:
+            self._views += 1
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read inside the block sees the store as of one moment (a repeatable-read
+        transaction on one connection)."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        import psycopg
+
+        try:
+            with self._pool.connection() as raw:
+                conn = _Connection(raw)
+                raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                self._local.conn = conn
+                self._local.snapshot = self._views = self._views + 1
+                try:
+                    yield
+                finally:
+                    self._local.conn = None
+                    self._local.snapshot = None
+                    _rollback(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"store read failed: {_first_line(exc)}") from None
+
+    def _view(self) -> tuple | None:
+        """Inside a snapshot: a token for it (nothing changes there). Outside, None: other
+        machines write without this process knowing, so nothing read is reused."""
+        snapshot = getattr(self._local, "snapshot", None)
+        return ("snapshot", id(self), snapshot) if snapshot is not None else None
+
+    def scrub(self) -> bool:
+        """VACUUM the tables a purge rewrote: their old row versions (the deleted text) go."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as raw:
+                for table in ("memories", "history", "dream_runs"):
+                    raw.execute(f"VACUUM {table}")
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+        return True
+
+    @contextmanager
+    def apply_lock(self) -> Iterator[None]:
+        """Dream's apply lock (docs/dream.md): held on a connection of its own for the block;
+        the server drops it if this process dies or loses the connection."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as raw:
+                raw.execute("SELECT pg_advisory_lock(%s)", (APPLY_LOCK,))
+                try:
+                    yield
+                finally:
+                    if not raw.closed:
+                        raw.execute("SELECT pg_advisory_unlock(%s)", (APPLY_LOCK,))
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+
+    # -- reads whose SQL differs ----------------------------------------------------
+
+    def _where(
+        self, user_id: str, where: CompiledFilter, mode: ReadMode, app_id: str | None = None
+    ) -> tuple[str, list]:
+        return super()._where(user_id, postgres_filter(where), mode, app_id)
+
+    def lexical_search(
+        self,
+        user_id: str,
+        query: str,
+        where: CompiledFilter = TRUE,
+        mode: ReadMode = ReadMode.DEFAULT,
+        top_k: int = 10,
+        threshold: float | None = None,
+    ) -> list[tuple[Memory, float]]:
+        """Lexical search (docs/search.md): the GIN index finds the memories in scope that hold
+        a query word, PostgreSQL ranks them by the number of shared words against their
+        length (the order of `text.overlap_score`), and the best are scored here from their
+        stored words, as on SQLite. Exhaustive: the top `top_k` by score, ties by `created_at`
+        then `id`."""
+        terms = significant_words(query)
+        sql, params = self._where(user_id, where, mode)
+        exact = text_hash(query)
+        light = f"text_hash, terms, {SELECT_COLUMNS}"
+        rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, exact])
+        if terms:
+            wanted = sorted(terms)
+            shared = "(SELECT count(*) FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
+            rows += self._query(
+                f"SELECT {light} FROM (SELECT {light}, created_us, {shared} AS shared, length(terms_vector) AS size "
+                f"FROM memories WHERE {sql} AND terms_vector @@ ?::tsquery) c "
+                "ORDER BY (shared * shared)::float8 / greatest(size, shared, 1) DESC, created_us, id LIMIT ?",
+                [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
+            )
+        found: dict[str, tuple[float, tuple]] = {}
+        for row in rows:
+            score = 1.0 if row[0] == exact else overlap_score(terms, frozenset(row[1].split()))
+            if score > 0 and (threshold is None or score >= threshold):
+                found[row[2]] = (score, row[2:])
+        ranked = sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
+        return [(row_to_memory(row), score) for score, row in ranked[:top_k]]
+
+
+def _rollback(conn: _Connection) -> None:
+    if conn.in_transaction and not conn.raw.closed:
+        try:
+            conn.raw.execute("ROLLBACK")
+        except Exception:
+            pass
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _safe(url: str) -> str:
+    """The URL without its password."""
+    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
