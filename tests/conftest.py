@@ -287,3 +287,12 @@ def store_url_of(request, tmp_path):
         return f"sqlite:///{tmp_path}/memories.sqlite3"
 
     return make
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch, store_url_of) -> str:
+    """Run the test on each backend: for "postgresql", MEM0_STORE names an empty PostgreSQL
+    database, so every command and server of the test uses it (docs/stores.md)."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("MEM0_STORE", store_url_of("postgresql"))
+    return request.param

@@ -131,7 +131,9 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def store_url() -> str:
-    return f"sqlite:///{os.environ['MEM0_HOME']}/memories.sqlite3"
+    """The store the commands use: MEM0_STORE (a PostgreSQL test database: the `backend`
+    fixture), else the default SQLite file in MEM0_HOME."""
+    return os.environ.get("MEM0_STORE") or f"sqlite:///{os.environ['MEM0_HOME']}/memories.sqlite3"
 
 
 def store_file() -> Path:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .sanitize import printable
+from .store_url import display_url
 from .wording import plural
 
 STATUS_WIDTH = 6
@@ -45,6 +46,7 @@ EMBEDDER = "Embedder"
 BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_unusable", "dir", "file"
 CORRUPT, LOCKED, DISK_FULL, OTHER = "corrupt", "locked", "full", "other"
 NO_STORE = "missing"  # an explicit store (--store, MEM0_STORE) that does not exist
+DATABASE = "database"  # a PostgreSQL store that could not be reached or used (docs/stores.md)
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     fixes = {
         BAD_URL: "set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes), "
         "sqlite:///<path relative to the current directory> or a plain file path "
-        "(only SQLite stores exist yet), or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        "or postgresql://… (docs/stores.md), or unset it to use <MEM0_HOME>/memories.sqlite3.",
         NO_STORE: f"check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes, sqlite:///<path> "
         f"is relative to the current directory. To start a new store there, create {where} "
         f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",
@@ -114,6 +116,8 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
         LOCKED: f"another process has held the store's write lock for over a minute (a long import "
         f"or dream run?). Wait for it to finish; `fuser {path}` shows which process it is.",
         DISK_FULL: f"the disk holding {where} is full: free some space and run mem0-health again.",
+        DATABASE: f"check that the PostgreSQL server of {display_url(url)} is running and reachable from here, that the "
+        "database exists (createdb) and that its user may create tables in it (docs/stores.md).",
     }
     return fixes.get(
         problem, f"check that {path or url} is a SQLite store you can read and write; rerun with --debug for details."

@@ -31,7 +31,7 @@ from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
 from .records import Memory, new_memory_id
 from .store import SqliteStore
-from .store_url import parse_store_url
+from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url
 from .timeutil import format_timestamp, utc_now
 
 SEARCH_QUERY = "health check"
@@ -53,9 +53,10 @@ def can_create_in(directory: Path) -> bool:
 
 
 def diagnose(path: Path | None, error: str) -> str:
-    """Why the store at `path` failed with `error`: one of the `health` problem constants."""
+    """Why the store at `path` failed with `error`: one of the `health` problem constants (a
+    store with no path is a PostgreSQL database)."""
     if path is None:
-        return health.BAD_URL
+        return health.DATABASE
     text = error.replace(str(path), "").replace(str(path.parent), "").lower().replace("-", "")
     if "database is locked" in text or "database table is locked" in text or "busy" in text:
         return health.LOCKED
@@ -138,9 +139,12 @@ def open_store_probe(
     """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
     store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here."""
     try:
-        path = parse_store_url(url, explicit=explicit).path
+        location = parse_store_url(url, explicit=explicit)
     except ConfigError as exc:
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
+    if location.scheme == POSTGRESQL:
+        return _open_database(location, readonly=readonly)
+    path = location.path
     blocker = _nearest_existing(path.parent)
     if explicit and not path.exists():
         where = (
@@ -162,6 +166,27 @@ def open_store_probe(
     except StoreError as exc:
         return health.StoreProbe(url, path, problem=diagnose(path, str(exc)), error=str(exc), blocker=blocker), None
     return health.StoreProbe(url, path, blocker=blocker), store
+
+
+def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
+    """Open a PostgreSQL store (docs/stores.md): its URL is shown without its password."""
+    from .store import open_store
+
+    shown = display_url(location.url)
+    try:
+        store = open_store(location, readonly=readonly)
+    except StoreError as exc:
+        return health.StoreProbe(shown, None, problem=health.DATABASE, error=str(exc)), None
+    return health.StoreProbe(shown, None), store
+
+
+def open_readonly(location: StoreLocation) -> SqliteStore:
+    """The store read-only, leaving no file beside an SQLite one (`SnapshotStore`)."""
+    if location.scheme == POSTGRESQL:
+        from .store import open_store
+
+        return open_store(location, readonly=True)
+    return SnapshotStore(location.path, readonly=True)
 
 
 def count_memories(store: SqliteStore, identity: Identity) -> int:

@@ -18,6 +18,7 @@ touched here but for the existence check.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,11 @@ class StoreLocation:
 def sqlite_url(path: Path) -> str:
     """The URL of an SQLite file: ``sqlite:///`` + its absolute path (so four slashes)."""
     return f"sqlite:///{Path(path).absolute()}"
+
+
+def display_url(url: str) -> str:
+    """`url` as it may be shown: a password in it (``postgresql://user:secret@host``) masked."""
+    return re.sub(r"(://[^:/@?]+):[^@/?]*@", r"\1:***@", url)
 
 
 def _scheme(url: str) -> str | None:

@@ -29,6 +29,7 @@ from typing import Any
 from ..errors import StoreError
 from ..filters import TRUE, CompiledFilter
 from ..records import Memory
+from ..store_url import display_url
 from ..text import overlap_score, significant_words
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
@@ -133,7 +134,7 @@ class PostgresStore(SqliteStore):
                 if not self.readonly:
                     migrate(conn)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open the store {_safe(self.url)}: {_first_line(exc)}") from None
+            raise StoreError(f"cannot open the store {display_url(self.url)}: {_first_line(exc)}") from None
         pool = ConnectionPool(
             self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
         )
@@ -319,8 +320,3 @@ def _rollback(conn: _Connection) -> None:
 
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def _safe(url: str) -> str:
-    """The URL without its password."""
-    return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", url)
