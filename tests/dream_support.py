@@ -179,22 +179,27 @@ def update_text(memory_id: str, text: str) -> None:
             writer.change(before, "UPDATE", "test", memory=text)
 
 
+def _rows(sql: str) -> list[tuple]:
+    """Rows of a query of the store the commands use (SQLite file or PostgreSQL database)."""
+    url = store_url()
+    if url.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            return conn.execute(sql).fetchall()  # type: ignore[arg-type]
+    with sqlite3.connect(f"file:{store_file()}?mode=ro", uri=True, timeout=5) as conn:
+        return conn.execute(sql).fetchall()
+
+
 def open_runs() -> list[str]:
-    with sqlite3.connect(store_file()) as conn:
-        return [r[0] for r in conn.execute("SELECT run_id FROM dream_runs WHERE status = 'applying'")]
+    return [r[0] for r in _rows("SELECT run_id FROM dream_runs WHERE status = 'applying'")]
 
 
 def journaled_steps() -> int:
     try:
-        conn = sqlite3.connect(f"file:{store_file()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
+        return _rows("SELECT count(*) FROM dream_steps")[0][0]
+    except Exception:
         return 0
-    try:
-        return conn.execute("SELECT count(*) FROM dream_steps").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-    finally:
-        conn.close()
 
 
 def check_invariants(original: dict[str, dict], final: dict[str, dict]) -> None:

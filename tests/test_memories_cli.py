@@ -12,7 +12,7 @@ from mem0_plugin.operations import Caller, add_memory, delete_memory, update_mem
 from mem0_plugin.records import MERGED, SUPERSEDED
 from mem0_plugin.store import SqliteStore, open_store
 
-SUBCOMMANDS = ["add", "list", "get", "search", "delete", "import", "export", "history", "restore"]
+SUBCOMMANDS = ["add", "list", "get", "search", "delete", "import", "export", "copy", "history", "restore"]
 
 
 def one_line_error(done, code: int) -> str:

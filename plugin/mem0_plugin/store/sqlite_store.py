@@ -740,6 +740,15 @@ class SqliteStore:
         )
         return [_entry(row) for row in rows]
 
+    def history_ids(self, user_id: str) -> list[str]:
+        """Every memory id of the user that has a history (deleted memories' too), in order."""
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT DISTINCT memory_id FROM history WHERE user_id = ? ORDER BY memory_id", (user_id,)
+            )
+        ]
+
     def journal_open_runs(self, user_id: str, app_id: str | None) -> list[tuple[str, str, str]]:
         """(run_id, plan JSON, resolutions JSON) of dream runs interrupted while applying."""
         return [
@@ -890,6 +899,40 @@ class Writer:
         )
         self.record(memory.user_id, memory.id, event, actor, None, memory)
         return memory
+
+    def put(self, memory: Memory) -> None:
+        """Insert `memory` exactly as it is (version included) and write no history: a copy
+        from another store, which brings its history along (`copy_history`)."""
+        marks = ", ".join("?" * len(WRITE_COLUMNS))
+        self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})", memory_to_row(memory))
+
+    def copy_history(self, user_id: str, entries: Iterable[HistoryEntry]) -> int:
+        """Append another store's history rows of the user as they are (event, actor, time,
+        records); returns how many."""
+        count = 0
+        for entry in entries:
+            self._execute(
+                "INSERT INTO history (memory_id, user_id, event, actor, at, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry.memory_id,
+                    user_id,
+                    entry.event,
+                    entry.actor,
+                    entry.at,
+                    json.dumps(entry.before, ensure_ascii=False) if entry.before is not None else None,
+                    json.dumps(entry.after, ensure_ascii=False) if entry.after is not None else None,
+                ),
+            )
+            count += 1
+        return count
+
+    def has_history(self, user_id: str, memory_id: str) -> bool:
+        return (
+            self._execute(
+                "SELECT 1 FROM history WHERE user_id = ? AND memory_id = ? LIMIT 1", (user_id, memory_id)
+            ).fetchone()
+            is not None
+        )
 
     def change(self, before: Memory, event: str, actor: str, **fields: Any) -> Memory:
         """Replace fields of `before` if its version is unchanged; bump version and updated_at
