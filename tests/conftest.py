@@ -56,6 +56,8 @@ def pytest_collection_finish(session):
         marker = item.get_closest_marker("start_early")
         if marker is not None:
             marker.args[0]()
+    if any("postgres_server" in getattr(item, "fixturenames", ()) for item in session.items):
+        _start_postgres_early()
 
 
 @pytest.fixture(autouse=True)
