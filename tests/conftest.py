@@ -254,6 +254,27 @@ def close_resources(resources) -> None:
 BACKENDS = ("sqlite", "postgresql")
 
 
+_EARLY_POSTGRES: dict = {}
+
+
+def _start_postgres_early() -> None:
+    """Start the session's PostgreSQL server on a thread once the tests that need it are
+    collected: its initdb then runs alongside the tests before the first of them."""
+    from pg_server import ENV_URL, PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get(ENV_URL):
+        return
+
+    def start() -> None:
+        try:
+            _EARLY_POSTGRES["server"] = PostgresServer.start()
+        except Exception as exc:
+            _EARLY_POSTGRES["error"] = exc
+
+    _EARLY_POSTGRES["thread"] = threading.Thread(target=start, daemon=True, name="postgres-start")
+    _EARLY_POSTGRES["thread"].start()
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """A PostgreSQL server for the session (`pg_server`): started here (initdb + pg_ctl in a
@@ -266,7 +287,12 @@ def postgres_server():
                 "CI runs the PostgreSQL tests: no PostgreSQL server binaries found (apt-get install postgresql)"
             )
         pytest.skip("no PostgreSQL server binaries (pg_ctl): the PostgreSQL leg is skipped")
-    server = PostgresServer.start()
+    early = _EARLY_POSTGRES.pop("thread", None)
+    if early is not None:
+        early.join()
+    if "error" in _EARLY_POSTGRES:
+        raise _EARLY_POSTGRES.pop("error")
+    server = _EARLY_POSTGRES.pop("server", None) or PostgresServer.start()
     try:
         yield server
     finally:
