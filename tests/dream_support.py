@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -200,6 +201,13 @@ def journaled_steps() -> int:
         return _rows("SELECT count(*) FROM dream_steps")[0][0]
     except Exception:
         return 0
+
+
+def wait_for_steps(proc, steps: int, timeout: float = 120) -> None:
+    """Until the apply of `proc` has journaled `steps` steps (or ended, or `timeout` passed)."""
+    deadline = time.monotonic() + timeout
+    while journaled_steps() < steps and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def check_invariants(original: dict[str, dict], final: dict[str, dict]) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import time
 
 import anyio
 import psycopg
@@ -22,6 +21,7 @@ from dream_support import (
     journaled_steps,
     make_project,
     open_runs,
+    wait_for_steps,
     write_jsonl,
 )
 from mem0_plugin.store import open_store
@@ -105,9 +105,7 @@ def test_a_lost_connection_during_apply_rolls_back_and_the_next_run_completes_it
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    while journaled_steps() < 50 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
+    wait_for_steps(proc, 50)
     assert _terminate_others(team) > 0
     out, err = proc.communicate(timeout=60)
     assert proc.returncode != 0 and "Traceback" not in err, (out, err)

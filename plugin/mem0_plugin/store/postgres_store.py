@@ -27,13 +27,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import StoreError
-from ..filters import TRUE, CompiledFilter
-from ..records import Memory
+from ..filters import CompiledFilter
 from ..store_url import display_url
-from ..text import overlap_score, significant_words
+from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
-from .rows import SELECT_COLUMNS, row_to_memory, text_hash
+from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
 WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
@@ -92,13 +91,7 @@ class PostgresWriter(Writer):
     """`Writer` inside one `PostgresStore.write()` transaction: the few primitives whose SQL is
     SQLite's own."""
 
-    def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list:
-        rows = self._execute(
-            f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
-            "AND mem0_text(meta -> 'source') = ? ORDER BY created_us, id",
-            (user_id, app_id, source),
-        ).fetchall()
-        return [row_to_memory(r) for r in rows]
+    SOURCE_SQL = "mem0_text(meta -> 'source')"  # NULL for unreadable metadata, as on SQLite
 
     def optimize_search_index(self) -> None:
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
@@ -273,27 +266,15 @@ class PostgresStore(SqliteStore):
     ) -> tuple[str, list]:
         return super()._where(user_id, postgres_filter(where), mode, app_id)
 
-    def lexical_search(
-        self,
-        user_id: str,
-        query: str,
-        where: CompiledFilter = TRUE,
-        mode: ReadMode = ReadMode.DEFAULT,
-        top_k: int = 10,
-        threshold: float | None = None,
-    ) -> list[tuple[Memory, float]]:
-        """Lexical search (docs/search.md): the GIN index finds the memories in scope that hold
-        a query word, PostgreSQL ranks them by the number of shared words against their
-        length (the order of `text.overlap_score`), and the best are scored here from their
-        stored words, as on SQLite. Exhaustive: the top `top_k` by score, ties by `created_at`
-        then `id`."""
-        terms = significant_words(query)
-        sql, params = self._where(user_id, where, mode)
-        exact = text_hash(query)
+    def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
+        """Lexical search's candidates (docs/search.md): the GIN index finds the memories in
+        scope that hold a query word, PostgreSQL ranks them by the number of shared words
+        against their length (the order of `text.overlap_score`), and the best are scored as
+        on SQLite. Exhaustive: the top `top_k` by score, ties by `created_at` then `id`."""
         light = f"text_hash, terms, {SELECT_COLUMNS}"
-        rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, exact])
-        if terms:
-            wanted = sorted(terms)
+        rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, found.exact])
+        if found.terms:
+            wanted = sorted(found.terms)
             shared = "(SELECT count(*) FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
             rows += self._query(
                 f"SELECT {light} FROM (SELECT {light}, created_us, {shared} AS shared, length(terms_vector) AS size "
@@ -301,13 +282,8 @@ class PostgresStore(SqliteStore):
                 "ORDER BY (shared * shared)::float8 / greatest(size, shared, 1) DESC, created_us, id LIMIT ?",
                 [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
             )
-        found: dict[str, tuple[float, tuple]] = {}
         for row in rows:
-            score = 1.0 if row[0] == exact else overlap_score(terms, frozenset(row[1].split()))
-            if score > 0 and (threshold is None or score >= threshold):
-                found[row[2]] = (score, row[2:])
-        ranked = sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
-        return [(row_to_memory(row), score) for score, row in ranked[:top_k]]
+            found.take(row[2], row)
 
 
 def _rollback(conn: _Connection) -> None:

@@ -575,41 +575,38 @@ class SqliteStore:
         How candidates are found without reading every row that shares a common word:
         `store.search`. Results: the best `top_k` by score, ties by `created_at` then `id`.
         """
-        terms = significant_words(query)
         sql, params = self._where(user_id, where, mode)
-        exact = text_hash(query)
+        found = lexical.Found(significant_words(query), text_hash(query), threshold)
+        self._find_lexical(found, sql, params, top_k)
+        return [(row_to_memory(row), score) for score, row in found.ranking()[:top_k]]
+
+    def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
+        """Score into `found` every row in scope (`sql`) that may be among the best `top_k`."""
         light = f"rowid, text_hash, terms, {SELECT_COLUMNS}"
-        found: dict[int, tuple[float, tuple]] = {}  # rowid -> (score, row)
 
         def take(rows: list[tuple]) -> None:
             for row in rows:
-                score = 1.0 if row[1] == exact else overlap_score(terms, frozenset(row[2].split()))
-                if score > 0 and (threshold is None or score >= threshold):
-                    found[row[0]] = (score, row[3:])
-
-        def ranking() -> list[tuple[float, tuple]]:  # (score, created_at, id) order
-            return sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
+                found.take(row[0], row[1:])
 
         take(
             self._query(
                 f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
-                [*params, exact],
+                [*params, found.exact],
             )
         )
-        if terms:
+        if found.terms:
             lexical.walk_candidates(
                 self._query,
-                sorted(terms),
+                sorted(found.terms),
                 lambda rowids: take(
                     self._query(
                         f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
                         [*rowids, *params],
                     )
                 ),
-                kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None,
-                threshold=threshold,
+                kth_score=lambda: found.kth_score(top_k),
+                threshold=found.threshold,
             )
-        return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
 
     # -- vectors (docs/embeddings.md) -------------------------------------------------
 
@@ -820,6 +817,10 @@ class SqliteStore:
 class Writer:
     """Write primitives inside one `SqliteStore.write()` transaction."""
 
+    # metadata.source; json_valid: a row whose metadata another tool left malformed is no
+    # reminder, not an error
+    SOURCE_SQL = "json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source')"
+
     def __init__(self, conn: sqlite3.Connection):
         self._conn = conn
         self.now = format_timestamp(utc_now())
@@ -869,11 +870,9 @@ class Writer:
 
     def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list[Memory]:
         """Active memories of one project whose `metadata.source` is `source`, oldest first."""
-        # json_valid: a row whose metadata another tool left malformed is no reminder, not an error
         rows = self._execute(
             f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
-            "AND json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source') = ? "
-            "ORDER BY created_us, id",
+            f"AND {self.SOURCE_SQL} = ? ORDER BY created_us, id",
             (user_id, app_id, source),
         ).fetchall()
         return [row_to_memory(r) for r in rows]
