@@ -184,3 +184,22 @@ def test_copy_moves_memories_with_their_history_to_postgresql_and_back(run_cli, 
     assert _history(back_url, ids) == _history(postgres_url, ids)
     again = run_cli("mem0-memories", "--store", postgres_url, "copy", "--to", back_url)
     assert "Copied 0 memories with 0 history rows" in again.stdout and "(4 already present)" in again.stdout
+
+
+def test_a_store_outlives_the_server_closing_its_pooled_connections(postgres_url, tmp_path):
+    """A server restarted, or its idle connections cut: the next read and write of a long-lived
+    store (an MCP server's) take new connections instead of failing."""
+    from mem0_plugin import operations
+    from mem0_plugin.identity import Identity
+
+    identity = Identity(
+        user_id="alice", project_id="acme-api", branch="main", home=tmp_path, store_url=postgres_url, cwd=tmp_path
+    )
+    with open_store(postgres_url) as store:
+        caller = operations.Caller(store, identity, actor="test")
+        operations.add_memory(caller, "Staging runs on Fly.io")
+        assert _terminate_others(postgres_url) > 0
+        assert operations.get_memories(caller, None)["count"] == 1
+        assert _terminate_others(postgres_url) > 0
+        operations.add_memory(caller, "Production runs on AWS")
+        assert operations.get_memories(caller, None)["count"] == 2

@@ -137,29 +137,43 @@ class PostgresStore(SqliteStore):
     def close(self) -> None:
         self._pool.close()
 
-    @contextmanager
-    def _connection(self) -> Iterator[_Connection]:
-        """This thread's connection while it reads a snapshot or writes; else one from the pool."""
-        bound = getattr(self._local, "conn", None)
-        if bound is not None:
-            yield bound
-            return
-        import psycopg
-
-        try:
-            with self._pool.connection() as raw:
-                yield _Connection(raw)
-        except psycopg.Error as exc:
-            raise StoreError(f"store read failed: {_first_line(exc)}") from None
-
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """Rows of one read; outside a transaction, a read on a connection the server has
+        closed since (a restart, an idle timeout) is tried again once on a new one."""
         import psycopg
 
-        try:
-            with self._connection() as conn:
-                return conn.execute(sql, params).fetchall()
-        except psycopg.Error as exc:
-            raise StoreError(f"store read failed: {_first_line(exc)}") from None
+        bound = getattr(self._local, "conn", None)
+        for attempt in (1, 2):
+            try:
+                if bound is not None:
+                    return bound.execute(sql, params).fetchall()
+                with self._pool.connection() as raw:
+                    return _Connection(raw).execute(sql, params).fetchall()
+            except psycopg.OperationalError as exc:
+                if bound is not None or attempt == 2:
+                    raise StoreError(f"store read failed: {_first_line(exc)}") from None
+                self._pool.check()  # drop every other pooled connection the server closed too
+            except psycopg.Error as exc:
+                raise StoreError(f"store read failed: {_first_line(exc)}") from None
+        raise AssertionError("unreachable")
+
+    def _begin(self, *statements: tuple[str, tuple]) -> Any:
+        """A pool connection with `statements` run on it (its BEGIN ...). One the server has
+        closed since it was pooled is replaced, once: nothing was done on it yet."""
+        import psycopg
+
+        for attempt in (1, 2):
+            raw = self._pool.getconn()
+            try:
+                for sql, params in statements:
+                    raw.execute(sql, params)
+                return raw
+            except psycopg.OperationalError:
+                self._pool.putconn(raw)  # a broken connection is discarded by the pool
+                if attempt == 2:
+                    raise
+                self._pool.check()  # and every other one the server closed too
+        raise AssertionError("unreachable")
 
     @contextmanager
     def write(self, *, secure: bool = False) -> Iterator[Writer]:
@@ -172,33 +186,21 @@ class PostgresStore(SqliteStore):
         if getattr(self._local, "conn", None) is not None:
             raise StoreError("store write failed: a transaction is already open in this thread")
         try:
-            with self._pool.connection() as raw:
-                conn = _Connection(raw)
-                self._local.conn = conn
-                try:
-                    yield from self._transaction_on(conn)
-                finally:
-                    self._local.conn = None
+            raw = self._begin(("BEGIN", ()), ("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,)))
+            conn = self._local.conn = _Connection(raw)
+            self._views += 1
+            try:
+                yield PostgresWriter(conn)  # type: ignore[arg-type]
+                raw.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                raise
+            finally:
+                self._local.conn = None
+                self._views += 1
+                self._pool.putconn(raw)
         except psycopg.Error as exc:
             raise StoreError(f"store write failed: {_first_line(exc)}") from None
-
-    def _transaction_on(self, conn: _Connection) -> Iterator[Writer]:
-        import psycopg
-
-        conn.raw.execute("BEGIN")
-        self._views += 1
-        try:
-            conn.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            yield PostgresWriter(conn)  # type: ignore[arg-type]
-            conn.raw.execute("COMMIT")
-        except psycopg.Error:
-            _rollback(conn)
-            raise
-        except BaseException:
-            _rollback(conn)
-            raise
-        finally:
-            self._views += 1
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
@@ -210,17 +212,16 @@ class PostgresStore(SqliteStore):
         import psycopg
 
         try:
-            with self._pool.connection() as raw:
-                conn = _Connection(raw)
-                raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                self._local.conn = conn
-                self._local.snapshot = self._views = self._views + 1
-                try:
-                    yield
-                finally:
-                    self._local.conn = None
-                    self._local.snapshot = None
-                    _rollback(conn)
+            raw = self._begin(("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ()))
+            conn = self._local.conn = _Connection(raw)
+            self._local.snapshot = self._views = self._views + 1
+            try:
+                yield
+            finally:
+                self._local.conn = None
+                self._local.snapshot = None
+                _rollback(conn)
+                self._pool.putconn(raw)
         except psycopg.Error as exc:
             raise StoreError(f"store read failed: {_first_line(exc)}") from None
 
