@@ -166,7 +166,7 @@ class PostgresStore(SqliteStore):
             raw = self._pool.getconn()
             try:
                 for sql, params in statements:
-                    raw.execute(sql, params)
+                    raw.execute(sql, params or None)
                 return raw
             except psycopg.OperationalError:
                 self._pool.putconn(raw)  # a broken connection is discarded by the pool
@@ -186,7 +186,7 @@ class PostgresStore(SqliteStore):
         if getattr(self._local, "conn", None) is not None:
             raise StoreError("store write failed: a transaction is already open in this thread")
         try:
-            raw = self._begin(("BEGIN", ()), ("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,)))
+            raw = self._begin((f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})", ()))  # one round trip
             conn = self._local.conn = _Connection(raw)
             self._views += 1
             try:
@@ -276,11 +276,11 @@ class PostgresStore(SqliteStore):
         rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, found.exact])
         if found.terms:
             wanted = sorted(found.terms)
-            shared = "(SELECT count(*) FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
+            # the shared words counted once per candidate (LATERAL), its length is the tsvector's
+            shared = "(SELECT count(*) AS n FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
             rows += self._query(
-                f"SELECT {light} FROM (SELECT {light}, created_us, {shared} AS shared, length(terms_vector) AS size "
-                f"FROM memories WHERE {sql} AND terms_vector @@ ?::tsquery) c "
-                "ORDER BY (shared * shared)::float8 / greatest(size, shared, 1) DESC, created_us, id LIMIT ?",
+                f"SELECT {light} FROM memories, LATERAL {shared} s WHERE {sql} AND terms_vector @@ ?::tsquery "
+                "ORDER BY (s.n * s.n)::float8 / greatest(length(terms_vector), s.n, 1) DESC, created_us, id LIMIT ?",
                 [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
             )
         for row in rows:
