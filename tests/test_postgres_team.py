@@ -203,3 +203,20 @@ def test_a_store_outlives_the_server_closing_its_pooled_connections(postgres_url
         assert _terminate_others(postgres_url) > 0
         operations.add_memory(caller, "Production runs on AWS")
         assert operations.get_memories(caller, None)["count"] == 2
+
+
+def test_forget_purge_erases_the_text_from_every_table_of_a_postgresql_store(team, run_cli):
+    secret = "the deploy token is tok_live_4f9a8b7c6d5e"
+    added = run_cli("mem0-memories", "add", secret, "--json")
+    memory_id = json.loads(added.stdout)["results"][0]["id"]
+    assert run_cli("mem0-memories", "add", "Releases are cut on Tuesdays").returncode == 0
+    done = run_cli("mem0-forget", "--ids", memory_id[:8], "--yes", "--purge")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("Purged: the text is gone from the history too; this cannot be undone.\n")
+    with psycopg.connect(team, autocommit=True) as conn:
+        for table in ("memories", "history", "dream_runs"):
+            text = conn.execute(f"SELECT coalesce(string_agg({table}::text, ' '), '') FROM {table}").fetchone()[0]
+            assert "tok_live_4f9a8b7c6d5e" not in text, table
+    history = json.loads(run_cli("mem0-memories", "history", memory_id, "--json", "--show-secrets").stdout)
+    assert [entry["event"] for entry in history] == ["ADD", "DELETE", "PURGE"]
+    assert "forgotten with --purge" in run_cli("mem0-memories", "restore", memory_id).stderr

@@ -244,7 +244,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return diagnose(store.path, str(exc)), str(exc)
+        return diagnose(getattr(store, "path", None), str(exc)), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""
