@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 
 import anyio
 import psycopg
@@ -21,7 +22,6 @@ from dream_support import (
     journaled_steps,
     make_project,
     open_runs,
-    wait_for_steps,
     write_jsonl,
 )
 from mem0_plugin.store import open_store
@@ -84,13 +84,15 @@ def test_dream_from_two_hosts_applies_once(team, run_cli, tmp_path, project):
     assert not open_runs()
 
 
-def _terminate_others(url: str) -> int:
+def _terminate_others(url: str, conn: psycopg.Connection | None = None) -> int:
     """End every other connection to the database (what a lost network or a restart does)."""
-    with psycopg.connect(url, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        ).fetchall()
+    if conn is None:
+        with psycopg.connect(url, autocommit=True) as own:
+            return _terminate_others(url, own)
+    rows = conn.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    ).fetchall()
     return len(rows)
 
 
@@ -105,8 +107,13 @@ def test_a_lost_connection_during_apply_rolls_back_and_the_next_run_completes_it
         stderr=subprocess.PIPE,
         text=True,
     )
-    wait_for_steps(proc, 50)
-    assert _terminate_others(team) > 0
+    with psycopg.connect(team, autocommit=True) as watcher:  # one connection: polls every few ms
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            if watcher.execute("SELECT count(*) FROM dream_steps").fetchone()[0] >= 20:
+                break
+            time.sleep(0.002)
+        assert _terminate_others(team, watcher) > 0
     out, err = proc.communicate(timeout=60)
     assert proc.returncode != 0 and "Traceback" not in err, (out, err)
     assert "store" in err.lower()

@@ -112,6 +112,7 @@ class PostgresStore(SqliteStore):
         self._pager = None
         self._features_column = True
         self._vector_indexes = {}
+        self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
         self._pool = self._open_pool()
 
     # -- connections --------------------------------------------------------------
@@ -190,6 +191,7 @@ class PostgresStore(SqliteStore):
             conn = self._local.conn = _Connection(raw)
             self._views += 1
             try:
+                self._check_apply_lock()
                 yield PostgresWriter(conn)  # type: ignore[arg-type]
                 raw.execute("COMMIT")
             except BaseException:
@@ -252,13 +254,34 @@ class PostgresStore(SqliteStore):
         try:
             with self._pool.connection() as raw:
                 raw.execute("SELECT pg_advisory_lock(%s)", (APPLY_LOCK,))
+                self._apply_holder = raw
                 try:
                     yield
                 finally:
-                    if not raw.closed:
+                    self._apply_holder = None
+                    try:
                         raw.execute("SELECT pg_advisory_unlock(%s)", (APPLY_LOCK,))
+                    except psycopg.OperationalError:
+                        pass  # the connection is gone, and the lock with it
         except psycopg.Error as exc:
             raise StoreError(f"store write failed: {_first_line(exc)}") from None
+
+    def _check_apply_lock(self) -> None:
+        """While this process holds dream's apply lock, every write first checks that the
+        connection holding it is alive: a run that lost it stops (the next run completes it)
+        instead of applying on beside another that took the lock since."""
+        import psycopg
+
+        holder = self._apply_holder
+        if holder is None:
+            return
+        try:
+            holder.execute("SELECT 1")
+        except psycopg.OperationalError:
+            raise StoreError(
+                "store write failed: the connection holding dream's apply lock was lost; "
+                "the next run completes the apply"
+            ) from None
 
     # -- reads whose SQL differs ----------------------------------------------------
 
