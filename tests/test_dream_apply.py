@@ -251,7 +251,7 @@ def test_ten_auto_runs_at_once_exactly_one_works(run_cli, seed, project):
     assert not open_runs()
 
 
-def test_auto_while_another_process_is_applying(backend, run_cli, dream, seed, tmp_path, project):
+def test_auto_while_another_process_is_applying(run_cli, dream, seed, tmp_path, project):
     """An interactive-style apply in progress is not "interrupted": a concurrent run waits for it
     instead of replaying its steps (which used to fail with a UNIQUE constraint error)."""
     records, merges, prunes = big_records(1500)
