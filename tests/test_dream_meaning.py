@@ -65,6 +65,19 @@ def item(text: str, day: int, type_: str = "decision"):
         # the same sentence about another thing: left to a judge, never merged
         ("Alice owns the billing service", "Bob owns the billing service", 0.80, None),
         ("The orders table is partitioned by month", "The invoices table is partitioned by month", 0.78, None),
+        # ... or about other things in several places of one sentence (at most a third of its words)
+        (
+            "The refunds service retries failed card refunds 3 times.",
+            "The payouts service retries failed bank transfers 3 times.",
+            0.80,
+            None,
+        ),
+        (
+            "In dbt_project.yml staging models are materialized as views.",
+            "In dbt_project.yml marts models are materialized as tables.",
+            0.80,
+            None,
+        ),
         # ... even when the newer marks a change: another client's timeout is not this one's
         (
             "Axios timeout for the catalog API client is 8 seconds.",
@@ -75,6 +88,91 @@ def item(text: str, day: int, type_: str = "decision"):
         # ... but a plural or a synonym of the predicate in that one place is the same fact
         ("Run the unit tests with pytest", "Run the unit test with pytest", 0.97, "merge"),
         ("Maria reviews all database migrations", "Database migrations are reviewed by Maria", 0.95, "merge"),
+        # one-sided negation: a flip only when it negates what the other text says
+        (
+            "All user-facing strings go through i18next t(); keys live in src/locales/<lang>/common.json.",
+            "Text shown to users is never hardcoded: call t() from i18next with keys in src/locales/<lang>/common.json.",
+            0.83,
+            "merge",
+        ),
+        ("Commit the ios/Pods directory.", "Never commit ios/Pods; it belongs in .gitignore.", 0.8, "conflict"),
+        ("dbt seeds are fine for small static mappings.", "Do not use dbt seeds for static mappings.", 0.7, "conflict"),
+        ("Feature flags are read at startup.", "Feature flags are banned.", 0.7, "conflict"),  # negates no word
+        ("Cache the /health endpoint for 5 seconds.", "No caching for the /health endpoint.", 0.8, "conflict"),
+        ("Type checking runs in CI.", "Type checking does not run in CI.", 0.9, "conflict"),
+        ("Use strict mode in tsconfig.", "Strict mode is not enabled in tsconfig.", 0.85, "conflict"),  # a generic word
+        ("Use pnpm for installs.", "pnpm is not used for installs anymore.", 0.85, "conflict"),
+        # ... in Russian (the word before the negation counts too: its word order is free) and Chinese
+        (
+            "В debug-сборках подключаем Flipper.",
+            "Flipper в debug-сборки не добавляем: он замедляет сборку.",
+            0.85,
+            "conflict",
+        ),
+        (
+            "Иконки интерфейса импортируем из lucide-react.",
+            "Для иконок в дашборде используем только lucide-react, другие наборы не подключаем.",
+            0.8,
+            "merge",
+        ),
+        (
+            "所有网络请求都通过src/api/client.ts里的封装发出，不要直接用fetch。",
+            "接口调用统一走src/api/client.ts的客户端封装。",
+            0.81,
+            "merge",
+        ),
+        ("缓存用Redis。", "缓存不要用Redis。", 0.85, "conflict"),
+        # "rather than" states a preference, not a change: no marked change, so no conflict
+        (
+            "User prefers SQL CTEs over nested subqueries in dbt models.",
+            "In dbt SQL the user wants WITH clauses rather than subqueries stacked inside each other.",
+            0.73,
+            None,
+        ),
+        # below 0.78 a merge needs shared evidence: in Russian or Chinese text, two Latin names in common
+        (
+            "Колонки с датой и временем в хранилище всегда в UTC, а перевод в местный часовой пояс делает BI.",
+            "Никаких локальных часовых поясов в таблицах: только UTC, а пересчёт для отчётов выполняется на стороне BI.",
+            0.72,
+            "merge",
+        ),
+        ("Колонки с датой в хранилище всегда в UTC.", "Пересчёт в местное время для отчётов делает BI.", 0.72, None),
+        # a condition the other text states in its own words adds nothing
+        (
+            "On a USB-connected Android phone, forward Metro's port 8081 with adb reverse tcp:8081 tcp:8081.",
+            "Metro runs on port 8081; run adb reverse tcp:8081 tcp:8081 when testing on a USB Android device.",
+            0.84,
+            "merge",
+        ),
+        (
+            "A nightly cleanup deletes idempotency_keys rows once they are older than 24 hours.",
+            "Idempotency keys are kept for 24 hours in the idempotency_keys table, then purged by a nightly job.",
+            0.83,
+            "merge",
+        ),
+        # ... nor does a condition word inside a compound, or "once" counting times
+        (
+            "Raw data lands in s3://acme-lake-raw/ partitioned by dt=YYYY-MM-DD and is never modified.",
+            "The raw zone s3://acme-lake-raw/ is append-only: files are written once under dt=YYYY-MM-DD.",
+            0.79,
+            "merge",
+        ),
+        # ... but a condition the other does not state is one
+        (
+            "Run the full e2e suite before merging.",
+            "Run the full e2e suite before merging only when a PR touches checkout or billing pages.",
+            0.78,
+            None,
+        ),
+        # the shorter sentence continued by the longer one: a scope added, no merge ...
+        (
+            "Use react-native-fast-image for remote images.",
+            "Use react-native-fast-image for remote images in feed lists, with cache control 'immutable'.",
+            0.86,
+            None,
+        ),
+        # ... but a statement added after it ends is more of the same fact
+        ("Use pnpm for installs.", "Use pnpm for installs. It is much faster on CI.", 0.9, "merge"),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -18,6 +18,7 @@ from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
 
 if TYPE_CHECKING:
+    from .dream.asking import JudgeSource
     from .semantic import Semantic
 
 MAX_PAGE = 10**9
@@ -35,6 +36,7 @@ class Caller:
     actor: str = "mcp"
     semantic: Semantic | None = None  # None: lexical only
     background: bool = False  # embed new memories on a background thread (a long-lived server)
+    judge: JudgeSource | None = None  # a language model for the write path (docs/judges.md); None: rules only
 
     @property
     def user_id(self) -> str:
@@ -137,7 +139,9 @@ def add_memory(
         immutable=bool(immutable),
     )
     comparison = (
-        write_path.compare(caller.store, caller.semantic, memory, background=caller.background) if infer else None
+        write_path.compare(caller.store, caller.semantic, memory, background=caller.background, judge=caller.judge)
+        if infer
+        else None
     )
     events: list[dict[str, Any]] = []
     with caller.store.write() as writer:

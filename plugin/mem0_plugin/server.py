@@ -31,6 +31,7 @@ from .store import SqliteStore, open_store
 from .store_url import check_directory
 
 if TYPE_CHECKING:
+    from .judges.llm_judge import WritePathJudge
     from .semantic import Semantic
 
 log = logging.getLogger("mem0_plugin.server")
@@ -81,6 +82,7 @@ class Resources:
         self.identity = identity
         self._store: SqliteStore | None = None
         self._semantic: Semantic | None = None
+        self._judge: WritePathJudge | None = None
         self._opening = threading.Lock()  # tool calls run on worker threads
 
     def caller(self) -> operations.Caller:
@@ -91,7 +93,13 @@ class Resources:
                 from .semantic import Semantic
 
                 self._semantic = Semantic.from_home(self.identity.home)
-        return operations.Caller(self._store, self.identity, actor="mcp", semantic=self._semantic, background=True)
+            if self._judge is None:  # reads nothing yet: the configuration, on the first uncertain pair
+                from .judges.llm_judge import WritePathJudge
+
+                self._judge = WritePathJudge(self.identity.home)
+        return operations.Caller(
+            self._store, self.identity, actor="mcp", semantic=self._semantic, background=True, judge=self._judge
+        )
 
 
 def _tool_errors(fn: Callable) -> Callable:

@@ -7,7 +7,9 @@ as the insert (conditional writes: an old memory that changed meanwhile is left 
   every literal of the old one: the old becomes `merged` into the new, stored as given.
 * **SUPERSEDE**: the rules say "conflict" and the new text carries a change marker
   (`dream.meaning.change_marker`: "now", "switched to" …): the old becomes `superseded`.
-* A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it).
+* A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
+  unless a language model is configured as judge: then it is asked about the nearest pair
+  the rules left undecided (`write_judge`; docs/judges.md, "On the write path").
 
 Without an embedder only dream's lexical merge rule applies (`dream.merging.mergeable`):
 nothing is superseded on the write path then.
@@ -40,6 +42,7 @@ from .stored_features import decode_for
 if TYPE_CHECKING:
     import numpy as np
 
+    from .dream.asking import JudgeSource
     from .semantic import Semantic
     from .store.sqlite_store import Writer
 
@@ -67,8 +70,16 @@ class Comparison:
     model: str | None
 
 
-def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *, background: bool = False) -> Comparison:
-    """Read (outside any write) the candidates of `memory` and decide what it retires."""
+def compare(
+    store: SqliteStore,
+    semantic: Semantic | None,
+    memory: Memory,
+    *,
+    background: bool = False,
+    judge: JudgeSource | None = None,
+) -> Comparison:
+    """Read (outside any write) the candidates of `memory` and decide what it retires; when the
+    rules decide nothing and there is a `judge`, it is asked about the nearest (`write_judge`)."""
     vector, model = _vector(store, semantic, memory, background)
     if not takes_part(memory):  # one dream leaves alone (immutable, pinned, excluded) retires nothing either
         return Comparison([], vector, model)
@@ -80,6 +91,12 @@ def compare(store: SqliteStore, semantic: Semantic | None, memory: Memory, *, ba
         state = decide(old, newer, cosine)
         if state is not None:
             retirements.append(Retirement(old, state, cosine))
+    if judge is not None and not retirements and candidates:
+        from .write_judge import judged_state
+
+        state = judged_state(judge, candidates[0], newer, _readings(), _read_texts())
+        if state is not None:
+            retirements.append(Retirement(candidates[0][0], state, candidates[0][1]))
     return Comparison(retirements, vector, model)
 
 

@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from ..dream import report
-from ..dream.apply import ApplyOutcome, apply_plan, check_answers, recover
+from ..dream.apply import ApplyOutcome, answer_problem, apply_plan, check_answers, recover
+from ..dream.asking import judge_plan, tally_fields
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
 from ..dream.judging import answered_plan
@@ -214,6 +215,9 @@ def _auto_run(args, identity: Identity) -> int:
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
             return 0
+        judge = _judge(identity)
+        if judge is not None and plan.candidates:
+            plan = answered_plan(judge_plan(plan, judge, lambda answer: answer_problem(store, plan, answer)))
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
         store_new_features(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
@@ -222,12 +226,23 @@ def _auto_run(args, identity: Identity) -> int:
             leave_reminder(store, identity, len(plan.conflicts))
         else:
             retire_reminders(store, identity)
-    print(
-        report.auto_summary_line(
-            identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts), outcome.superseded
-        )
+    line = report.auto_summary_line(
+        identity.project_id, outcome.merged, outcome.pruned, len(plan.conflicts), outcome.superseded
     )
+    if judge is not None:  # a language model is configured (docs/judges.md)
+        for note in judge.tally.notes:
+            print(f"{PROG}: {printable(note)}", file=sys.stderr)
+        line += tally_fields(judge.tally)
+    print(line)
     return 0
+
+
+def _judge(identity: Identity):
+    """The language model of `$MEM0_HOME/config.yaml` as judge of `--auto` (built when first
+    asked), or None (docs/judges.md)."""
+    from ..judges.llm_judge import judge_for_dream
+
+    return judge_for_dream(identity.home)
 
 
 def cmd_runs(args, identity: Identity) -> int:

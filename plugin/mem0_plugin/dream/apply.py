@@ -45,7 +45,16 @@ from ..store import SqliteStore
 from ..store.sqlite_store import Writer
 from .analysis import takes_part
 from .judging import answered
-from .plan import ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, plan_from_json, plan_to_json
+from .plan import (
+    Candidate,
+    ConflictAction,
+    MergeAction,
+    Plan,
+    PruneAction,
+    SupersedeAction,
+    plan_from_json,
+    plan_to_json,
+)
 
 ACTOR = "mem0-dream"
 CHOICES = ("A", "B", "skip")
@@ -115,21 +124,32 @@ def check_answers(store: SqliteStore, plan: Plan) -> None:
     plan showed them: gone, changed (fingerprints), protected, or with another text than the
     candidate's (docs/dream.md, "Candidates"). One `PlanError` line names the candidate."""
 
+    for index, candidate in enumerate(plan.candidates):
+        problem = answer_problem(store, plan, candidate)
+        if problem is not None:
+            raise PlanError(f"plan: candidates[{index}]{problem}")
+
+
+def answer_problem(store: SqliteStore, plan: Plan, candidate: Candidate) -> str | None:
+    """Why an answered candidate cannot be applied as the store is now (`check_answers`; a
+    language model's answers in `--auto` too: docs/judges.md), as the end of a line after the
+    candidate's name; None when it can (or when it asks for nothing)."""
+
     def get(user_id: str, memory_id: str) -> Memory | None:
         try:
             return store.get(user_id, memory_id)
         except NotFoundError:
             return None
 
-    for index, candidate in enumerate(plan.candidates):
-        if not answered(candidate):
-            continue
-        current = _as_planned(get, plan, candidate.ids)
-        if isinstance(current, str):
-            raise PlanError(f"plan: candidates[{index}] cannot be applied: {current}")
-        for memory, text in zip(current, candidate.texts):
-            if memory.memory != text:
-                raise PlanError(f"plan: candidates[{index}].texts do not match memory {memory.id}")
+    if not answered(candidate):
+        return None
+    current = _as_planned(get, plan, candidate.ids)
+    if isinstance(current, str):
+        return f" cannot be applied: {current}"
+    for memory, text in zip(current, candidate.texts):
+        if memory.memory != text:
+            return f".texts do not match memory {memory.id}"
+    return None
 
 
 def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> None:

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
 from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
-from ..text import fold_plural, has_unspaced, words
+from ..text import NEGATIONS, fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
 
 _FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
@@ -74,7 +74,19 @@ class Reading:
     tool names), never stored. Its two flags are read at once; the rest only when a pair gets
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
-    __slots__ = ("_content", "_kinds", "_names", "_stems", "_tokens", "features", "marked", "negated", "plain", "text")
+    __slots__ = (
+        "_content",
+        "_kinds",
+        "_names",
+        "_stems",
+        "_targets",
+        "_tokens",
+        "features",
+        "marked",
+        "negated",
+        "plain",
+        "text",
+    )
 
     def __init__(self, text: str, features: TextFeatures):
         self.text, self.features = text, features
@@ -84,7 +96,10 @@ class Reading:
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
             or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
         )
-        self.marked = (_CHANGE_ASCII if plain else _CHANGE_ANY).search(lowered) is not None
+        self.marked = any(
+            m.group(0) not in _NOT_A_CHANGE for m in (_CHANGE_ASCII if plain else _CHANGE_ANY).finditer(lowered)
+        )
+        self._targets: frozenset[str] | bool | None = False  # False: not read yet
         self._content: frozenset[str] | None = None
         self._tokens: frozenset[str] | None = None
         self._stems: frozenset[str] | None = None
@@ -118,6 +133,14 @@ class Reading:
         return self._stems
 
     @property
+    def negated_words(self) -> frozenset[str] | None:
+        """The words the text's negations negate (`negated_targets`); None when it is negated in
+        a way that names no word (a prohibition, Japanese) or not at all."""
+        if self._targets is False:
+            self._targets = negated_targets(self.text) if self.negated else None
+        return self._targets  # type: ignore[return-value]
+
+    @property
     def kinds(self) -> dict[str, frozenset[str]]:
         if self._kinds is None:
             self._kinds = _kinds_of(self.text, self.features)
@@ -133,6 +156,76 @@ class Reading:
                 names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
+
+
+# Words between a negation and what it negates ("does not NEED TO run", "is never EVER used"),
+# and "use", which says nothing of its own: "Don't use dbt seeds" negates the seeds.
+_NEGATION_SKIP = frozenset(
+    "be been being is are was were to a an the ever always need needs needed have has had do does did "
+    "actually really even just yet any at all longer more use using".split()
+)
+
+
+def negated_targets(text: str) -> frozenset[str] | None:
+    """The word each negation negates: in English or Russian the next word that is not an
+    auxiliary ("Never commit ios/Pods" → {commit}; "is never hardcoded" → {hardcoded};
+    "Don't use Redis" → {redis}), in Russian the word before it too (its word order is free:
+    "другие наборы не подключаем" → {наборы, подключаем}); in Chinese
+    the Latin word or the two characters after it ("不要直接用fetch" → {直接}). None when a
+    negation negates no word (it ends the text), the text states a prohibition without a
+    negation word ("X is banned", "禁止", "нельзя"), or it is Japanese (whose negation
+    follows its verb): what it negates is not known."""
+    lowered = text.lower()
+    if (_PROHIBITION_ASCII if lowered.isascii() else _PROHIBITION_WITHOUT_TARGET).search(lowered) is not None:
+        return None
+    if _KANA.search(lowered):
+        return None
+    if has_unspaced(lowered):
+        return _chinese_targets(lowered)
+    tokens = words(lowered)
+    targets = set()
+    following: str | None = None  # the next word not skipped, read from the end (linear in the text)
+    for i in range(len(tokens) - 1, -1, -1):
+        token = tokens[i]
+        if token in NEGATIONS or token in _RUSSIAN_NEGATIONS:
+            if following is None:
+                return None
+            targets.add(following)
+            if token in _RUSSIAN_NEGATIONS and i > 0 and not _skipped(tokens[i - 1]):
+                targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
+        elif not _skipped(token):
+            following = token
+    return frozenset(targets) if targets else None
+
+
+# Words a negation can negate that say nothing of their own: the negation is about the subject
+# ("Strict mode is not enabled" / "Use strict mode"; "pnpm is not used anymore" / "Use pnpm").
+_GENERIC_PREDICATES = frozenset(
+    "enabled used allowed required needed supported recommended necessary permitted possible available "
+    "accepted wanted ok okay fine on active".split()
+)
+_PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|禁じ|запрещ|нельзя")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
+_RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
+_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需")
+_CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是)*")
+_CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
+
+
+def _skipped(token: str) -> bool:
+    return token in _NEGATION_SKIP or token in NEGATIONS or token in _RUSSIAN_NEGATIONS or token in _RUSSIAN_SKIP
+
+
+def _chinese_targets(lowered: str) -> frozenset[str] | None:
+    targets = set()
+    for negation in _CHINESE_NEGATION.finditer(lowered):
+        rest = lowered[negation.end() :]
+        unit = _CHINESE_UNIT.match(rest, _CHINESE_SKIP.match(rest).end())  # type: ignore[union-attr]
+        if unit is None:
+            return None
+        targets.add(unit.group())
+    return frozenset(targets) if targets else None
 
 
 # A number beside letters of another script ("6379端口", "порту 4000"): word boundaries do not
@@ -226,6 +319,24 @@ def tool_swapped(a: Reading, b: Reading) -> bool:
     return any(not _mentions(n, b) for n in a.names) and any(not _mentions(n, a) for n in b.names)
 
 
+def polarity_flipped(a: Reading, b: Reading) -> bool:
+    """One text only is negated, and what it negates is something the other says: "Never
+    commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
+    a rewording ("Text shown to users is never hardcoded: call t()" / "All user-facing
+    strings go through t()"), no flip. A negation whose word is unknown (a prohibition,
+    another language) flips."""
+    if a.negated == b.negated:
+        return False
+    negated, other = (a, b) if a.negated else (b, a)
+    targets = negated.negated_words
+    if targets is None or not targets.isdisjoint(_GENERIC_PREDICATES):
+        return True  # "Strict mode is not enabled": the negation is about its subject
+    # the word, or one of its inflections: the other has a word beginning with its first
+    # four letters ("caching" / "cache", "run" / "runs")
+    beginnings = {token[:n] for token in other.tokens for n in (2, 3, 4)}
+    return any(word[:4] in beginnings for word in targets)
+
+
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
@@ -261,12 +372,50 @@ MIN_SUBJECT_OVERLAP = 0.25
 
 
 def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
-    """One text restricts the statement and the other does not."""
+    """One text restricts the statement and the other does not: it has a condition word the
+    other lacks, and a condition the other does not state in its own words (`restated`)."""
 
-    def differs(words: frozenset[str]) -> bool:
-        return bool(a.tokens & words) != bool(b.tokens & words)
+    def added(kind: frozenset[str]) -> bool:
+        in_a, in_b = bool(a.tokens & kind), bool(b.tokens & kind)
+        if in_a == in_b:
+            return False
+        one, other = (a, b) if in_a else (b, a)
+        return any(not restated(clause, other) for clause in condition_clauses(one.text, kind))
 
-    return differs(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and differs(SOFT_CONDITION_WORDS))
+    return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
+
+
+# A condition word and its clause, up to the next break. A word inside a compound is no
+# condition ("append-only", "read-only", "only-child").
+_CONDITION_CLAUSE = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(CONDITION_WORDS | SOFT_CONDITION_WORDS)) + r")(?![\w-])(?=([^,;:.?!()—]{0,300}))"
+)
+# "once" followed by one of these counts times ("written once and never edited", "once a day")
+MAX_CONDITIONS = 16  # the conditions of a text read at most (a text of thousands is no statement)
+_ONCE_AS_COUNT = frozenset("and or per a an every then again more".split())
+
+
+def condition_clauses(text: str, kind: frozenset[str]) -> list[frozenset[str]]:
+    """The significant words of each condition `text` states with a word of `kind`: the words
+    of the clause the condition word opens ("once they are older than 24 hours" → {older, 24,
+    hour}). "once" counting times is no condition."""
+    clauses: list[frozenset[str]] = []
+    for match in _CONDITION_CLAUSE.finditer(text.lower()):
+        if len(clauses) == MAX_CONDITIONS:
+            break
+        word, rest = match.group(1), words(match.group(2))
+        if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
+            continue
+        clauses.append(significant_of(rest) - WEAK_WORDS)
+    return clauses
+
+
+def restated(clause: frozenset[str], other: Reading) -> bool:
+    """The other text says at least half of what the condition says: the same condition in
+    other words ("when testing on a USB Android device" / "On a USB-connected Android
+    phone"). A condition without significant words is never restated."""
+    said = sum(_mentions(word, other) for word in clause)
+    return bool(clause) and 2 * said >= len(clause)
 
 
 VALUE_KINDS = frozenset({"number", "version", "url", "path", "code"})  # a changed value; other kinds name things
@@ -290,9 +439,12 @@ def literal_values(r: Reading) -> frozenset[str]:
 
 def shared_evidence(a: Reading, b: Reading) -> bool:
     """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
-    number), or many words."""
+    number), two names in a text that is not English ("UTC" and "BI" in two Russian texts:
+    there, paraphrases rarely share words, and the Latin words name tools), or many words."""
     if any(not value.isdigit() for value in literal_values(a) & literal_values(b)):
         return True
+    if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
+        return True  # in Chinese or Russian text the Latin words name things: two in common
     union = a.words | b.words
     return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
 
@@ -303,7 +455,7 @@ def relation(
     """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
     run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    flipped, marked = a.negated != b.negated, b.marked and not a.marked
+    flipped, marked = polarity_flipped(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
     if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
@@ -325,6 +477,7 @@ def relation(
         and _one_holds_all(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
         and not subject_swapped(a, b)
+        and not narrowed(a, b)
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
@@ -359,23 +512,27 @@ def open_question(
     return "merge" if cosine >= LOW_MERGE_COSINE else None
 
 
-def swapped_word(a: Reading, b: Reading) -> tuple[str, str] | None:
-    """The one content word in which two texts of the same sentence differ, or None. The texts
-    are lined up word by word once their change words ("now", "switched to" …) are dropped and
-    their numbers masked: "Alice owns the billing service" / "Bob owns the billing service" →
-    ("alice", "bob"); "timeout … catalog API … 8 s" / "timeout … payments API … now 30 s" →
-    ("catalog", "payments"). A plural, a synonym of the predicate or a function word there is
-    no swap (the same fact); numbers and identifiers are the literal rules' business."""
+def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
+    """The content words in which two texts of the same sentence differ, or [] when they are
+    not one sentence. The texts are lined up word by word once their change words ("now",
+    "switched to" …) are dropped and their numbers masked: "Alice owns the billing service" /
+    "Bob owns the billing service" → [("alice", "bob")]; "The refunds service retries failed
+    card refunds 3 times" / "The payouts service retries failed bank transfers 3 times" →
+    three swaps. At most a third of the words may differ (else they are two sentences), and
+    a plural, a synonym of the predicate or a function word in any differing place makes it
+    a rewording: []. Numbers and identifiers are the literal rules' business."""
     left, right = _frame(a.text), _frame(b.text)
     if len(left) != len(right) or len(left) < 3:
-        return None
+        return []
     differing = [(x, y) for x, y in zip(left, right) if x != y]
-    if len(differing) != 1:
-        return None
-    x, y = differing[0]
-    if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
-        return None
-    return (x, y) if x.isalpha() and y.isalpha() else None
+    if not differing or len(differing) > max(1, len(left) // 3):
+        return []
+    for x, y in differing:
+        if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
+            return []
+        if not (x.isalpha() and y.isalpha()):
+            return []
+    return differing
 
 
 def _frame(text: str) -> list[str]:
@@ -384,15 +541,33 @@ def _frame(text: str) -> list[str]:
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
-    """The same sentence about another thing (`swapped_word`) where the swapped words name no
-    tool: "Bob owns …" is not "Alice owns …", while "… to Vercel" / "… to ECS" is a choice
-    of tool (a conflict's business). Neither a merge nor a conflict: a judge's question
-    (docs/dream.md, "Candidates")."""
-    swap = swapped_word(a, b)
-    if swap is None:
+    """The same sentence about another thing (`swapped_words`) where no swapped word names a
+    tool: "Bob owns …" is not "Alice owns …", "staging models are materialized as views" is
+    not "marts models … as tables", while "… to Vercel" / "… to ECS" is a choice of tool (a
+    conflict's business). Neither a merge nor a conflict: a judge's question (docs/dream.md,
+    "Candidates")."""
+    swaps = swapped_words(a, b)
+    if not swaps:
         return False
     named = {fold_plural(n.lower()) for n in a.names | b.names}
-    return fold_plural(swap[0]) not in named and fold_plural(swap[1]) not in named
+    return all(fold_plural(x) not in named and fold_plural(y) not in named for x, y in swaps)
+
+
+_SENTENCE_END = ".;:!?。；：！？"
+
+
+def narrowed(a: Reading, b: Reading) -> bool:
+    """The longer text is the shorter one's sentence continued: a scope added without a
+    condition word ("Use react-native-fast-image for remote images" / "… for remote images
+    in feed lists"). A continuation after the sentence ends, a comma or a bracket adds a
+    statement or an aside, not a scope ("Use pnpm." / "Use pnpm. It is faster."): no
+    narrowing."""
+    short, long = sorted((" ".join(a.text.lower().split()), " ".join(b.text.lower().split())), key=len)
+    short = short.rstrip(_SENTENCE_END + " ")
+    at = long.find(short)
+    if not short or at < 0:
+        return False
+    return long[at + len(short) :].lstrip(" ")[:1].isalnum()  # (a comma or a bracket: an aside)
 
 
 def _one_holds_all(a: Reading, b: Reading) -> bool:

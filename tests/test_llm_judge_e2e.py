@@ -1,0 +1,158 @@
+"""A language model as judge, end to end (docs/judges.md): mem0's `LlmFactory` builds its real
+`openai` provider from `$MEM0_HOME/config.yaml`, pointed at a loopback chat-completions server
+whose replies are scripted (`judge_support.ChatServer`: a test double of the model); the
+commands, the MCP server's write path, the model of meaning and the store are real."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dream_support import NOW, auto_summary, export, make_project, record, uid, write_jsonl
+from judge_support import ChatServer
+from mem0_plugin import operations
+from mem0_plugin.identity import resolve_identity
+from mem0_plugin.judges.llm_judge import WritePathJudge
+from mem0_plugin.semantic import Semantic
+from mem0_plugin.server import Resources
+from mem0_plugin.store import open_store
+
+E2E_OLD, E2E_NEW, STAGE_OLD, STAGE_NEW = uid(1), uid(2), uid(3), uid(4)
+E2E_TEXTS = (
+    "Run the e2e suite with `make e2e` before merging",
+    "Run the e2e suite with `make e2e` before merging only when the UI changed",
+)
+STAGE_TEXTS = ("Use the staging cluster for load tests", "Use the staging cluster for load tests only on weekends")
+MERGED = "Run the e2e suite with `make e2e` before merging; it is required only when the UI changed"
+RECORDS = [
+    record(E2E_OLD, E2E_TEXTS[0], "convention", 0.8, "2026-10-01T10:00:00+00:00"),
+    record(E2E_NEW, E2E_TEXTS[1], "convention", 0.9, "2026-11-01T10:00:00+00:00"),
+    record(STAGE_OLD, STAGE_TEXTS[0], "convention", 0.8, "2026-09-01T10:00:00+00:00"),
+    record(STAGE_NEW, STAGE_TEXTS[1], "convention", 0.8, "2026-11-15T10:00:00+00:00"),
+]
+
+
+def scripted(user_message: str) -> str:
+    """The model's replies: merge the e2e pair, supersede the staging pair."""
+    if "make e2e" in user_message:
+        return json.dumps({"decision": "merge", "merged_text": MERGED})
+    return '```json\n{"decision": "supersede", "winner": "newer"}\n```'
+
+
+@pytest.fixture
+def chat():
+    server = ChatServer(scripted)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def project(tmp_path, mem0_home, monkeypatch, run_cli):
+    monkeypatch.delenv("MEM0_EMBEDDER")  # the model of meaning on: candidates come from it
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    path = make_project(tmp_path / "project")
+    done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "seed.jsonl", RECORDS)), cwd=str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def auto(run_cli, project):
+    return run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project), timeout=300)
+
+
+def test_auto_applies_the_models_validated_answers(run_cli, project, mem0_home, chat):
+    (mem0_home / "config.yaml").write_text(chat.config_yaml(max_calls_per_run=5))
+    done = auto(run_cli, project)
+    assert done.returncode == 0, done.stderr
+    judged = "  judge_asked=2  judge_actions=2  judge_dropped=0  judge_failed=0"
+    assert done.stdout.strip() == auto_summary(1, 0, 0) + "  superseded=1" + judged
+    assert [r["path"] for r in chat.requests] == ["/v1/chat/completions"] * 2
+    assert chat.requests[0]["body"]["response_format"] == {"type": "json_object"}
+    memories = export(run_cli)
+    [merged] = [m for m in memories.values() if m["memory"] == MERGED]
+    assert sorted(merged["source_memory_ids"]) == sorted([E2E_OLD, E2E_NEW])
+    assert (memories[STAGE_OLD]["lifecycle_state"], memories[STAGE_OLD]["replacement_memory_id"]) == (
+        "superseded",
+        STAGE_NEW,
+    )
+
+
+def test_auto_drops_a_bad_answer_and_keeps_to_its_budget(run_cli, project, mem0_home):
+    server = ChatServer(lambda _: '{"decision": "merge", "merged_text": "Run the suite only when the UI changed"}')
+    try:
+        (mem0_home / "config.yaml").write_text(server.config_yaml(max_calls_per_run=1))
+        done = auto(run_cli, project)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    judged = "  judge_asked=1  judge_actions=0  judge_dropped=1  judge_failed=0"
+    assert done.stdout.strip() == auto_summary(0, 0, 0) + judged
+    assert "merged_text drops 'make e2e'" in done.stderr and len(server.requests) == 1
+    assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
+
+
+def test_without_a_language_model_auto_leaves_the_candidates_and_its_line_unchanged(run_cli, project, mem0_home):
+    (mem0_home / "config.yaml").write_text("llm: {provider: none}\n")
+    done = auto(run_cli, project)
+    assert (done.returncode, done.stdout.strip(), done.stderr) == (0, auto_summary(0, 0, 0), "")
+    assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
+
+
+def test_a_bad_llm_section_is_one_line_and_the_rules_run_alone(run_cli, mem0_home, tmp_path, monkeypatch):
+    project = make_project(tmp_path / "lexical")  # lexical (MEM0_EMBEDDER=none): no model needed
+    mem0_home.mkdir(parents=True, exist_ok=True)
+    (mem0_home / "config.yaml").write_text("llm:\n  provider: openai\n  settings: {model: x}\n")
+    done = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project))
+    assert done.returncode == 0
+    assert done.stdout.strip() == "No memories found for project acme-api. Nothing to consolidate."
+    run_cli("mem0-memories", "add", "Use ruff for linting", cwd=str(project))
+    done = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project))
+    assert done.stdout.strip() == auto_summary(0, 0, 0)  # the line of a run without a judge
+    [line] = done.stderr.splitlines()
+    assert line.startswith("mem0: the language-model judge is off (") and "llm.settings: Extra inputs" in line
+
+
+def test_the_write_path_asks_the_model_about_the_nearest_uncertain_pair(mem0_home, project, chat):
+    (mem0_home / "config.yaml").write_text(chat.config_yaml())
+    identity = resolve_identity(cwd=str(project))
+    caller = operations.Caller(
+        open_store(identity.store_location),
+        identity,
+        semantic=Semantic.from_home(mem0_home, quiet=True),
+        judge=WritePathJudge(mem0_home),
+    )
+
+    def add(text: str, app: str, infer: bool = True) -> list[tuple]:
+        answer = operations.add_memory(caller, text, app_id=app, metadata={"type": "convention"}, infer=infer)
+        return [(e["memory"], e["event"], e.get("replacement_memory_id")) for e in answer["results"]]
+
+    try:
+        for app in ("ops", "qa"):
+            add(STAGE_TEXTS[0], app, infer=False)
+        add(E2E_TEXTS[0], "ci", infer=False)
+        # the rules leave each pair alone (a condition added); the first add finds no model yet:
+        # it is built on a background thread, and the add is not kept waiting
+        assert add(STAGE_TEXTS[1], "ops") == [(STAGE_TEXTS[1], "ADD", None)] and chat.requests == []
+        judge = caller.judge.get()
+        judge._builder.join(60)
+        assert judge.built
+        superseded = add(STAGE_TEXTS[1], "qa")
+        merged = add(E2E_TEXTS[1], "ci")
+    finally:
+        caller.store.close()
+    assert [(text, event) for text, event, _ in superseded] == [(STAGE_TEXTS[1], "ADD"), (STAGE_TEXTS[0], "SUPERSEDE")]
+    assert [(text, event) for text, event, _ in merged] == [(E2E_TEXTS[1], "ADD"), (E2E_TEXTS[0], "MERGE")]
+    assert len(chat.requests) == 2 and STAGE_TEXTS[1] in chat.requests[0]["body"]["messages"][-1]["content"]
+
+
+def test_server_start_reads_no_llm_configuration_and_builds_no_model(mem0_home, project, chat):
+    (mem0_home / "config.yaml").write_text(chat.config_yaml())
+    resources = Resources(resolve_identity(cwd=str(project)))
+    assert resources._judge is None  # nothing at start
+    caller = resources.caller()
+    try:
+        assert caller.judge is not None and not caller.judge.built
+        operations.get_memories(caller)
+        assert not caller.judge.built and chat.requests == []
+    finally:
+        caller.store.close()
