@@ -127,12 +127,12 @@ class PostgresStore(SqliteStore):
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
                 if not self.readonly:
                     migrate(conn)
+            pool = ConnectionPool(
+                self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
+            )
+            pool.open(wait=True, timeout=30)  # PoolTimeout is a psycopg.OperationalError
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the store {display_url(self.url)}: {_first_line(exc)}") from None
-        pool = ConnectionPool(
-            self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
-        )
-        pool.open(wait=True, timeout=30)
         return pool
 
     def close(self) -> None:
