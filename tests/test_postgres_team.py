@@ -227,3 +227,28 @@ def test_forget_purge_erases_the_text_from_every_table_of_a_postgresql_store(tea
     history = json.loads(run_cli("mem0-memories", "history", memory_id, "--json", "--show-secrets").stdout)
     assert [entry["event"] for entry in history] == ["ADD", "DELETE", "PURGE"]
     assert "forgotten with --purge" in run_cli("mem0-memories", "restore", memory_id).stderr
+
+
+def test_the_apply_lock_is_one_per_project_across_processes(postgres_url):
+    """Another process's apply of the same project waits; another project's does not."""
+    import threading
+
+    from mem0_plugin.store.postgres_store import apply_lock_key
+
+    with open_store(postgres_url) as store, store.apply_lock(("alice", "acme-api")):
+        with psycopg.connect(postgres_url, autocommit=True) as other:
+            same = other.execute("SELECT pg_try_advisory_lock(%s)", (apply_lock_key("alice", "acme-api"),))
+            assert same.fetchone()[0] is False
+            elsewhere = other.execute("SELECT pg_try_advisory_lock(%s)", (apply_lock_key("alice", "acme-web"),))
+            assert elsewhere.fetchone()[0] is True
+        entered = threading.Event()
+
+        def second() -> None:
+            with open_store(postgres_url) as again, again.apply_lock(("alice", "acme-api")):
+                entered.set()
+
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        assert not entered.wait(0.5)  # held here: the second apply of the project waits
+    waiting.join(timeout=30)
+    assert entered.is_set()

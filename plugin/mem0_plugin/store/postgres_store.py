@@ -20,6 +20,7 @@ A lost connection ends its transaction on the server: what it wrote is rolled ba
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,7 +37,6 @@ from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
 WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
-APPLY_LOCK = 0x6D656D30_0003  # pg_advisory_lock key held while dream applies, recovers or undoes
 POOL_SIZE = 8
 LEXICAL_MARGIN = 16  # ranked candidates read beyond top_k: the SQL order and the score may tie apart
 
@@ -58,6 +58,12 @@ def postgres_sql(sql: str) -> str:
         if len(_cache) < 4096:
             _cache[sql] = done
     return done
+
+
+def apply_lock_key(user_id: str, project_id: str | None) -> int:
+    """The advisory lock key of one scope's dream apply: 64 bits of a hash of (user, project)."""
+    scope = f"mem0-dream-apply\0{user_id}\0{'' if project_id is None else '=' + project_id}"
+    return int.from_bytes(hashlib.sha256(scope.encode("utf-8", "surrogatepass")).digest()[:8], "big", signed=True)
 
 
 def _tsquery(terms: Iterable[str]) -> str:
@@ -246,21 +252,22 @@ class PostgresStore(SqliteStore):
         return True
 
     @contextmanager
-    def apply_lock(self) -> Iterator[None]:
-        """Dream's apply lock (docs/dream.md): held on a connection of its own for the block;
-        the server drops it if this process dies or loses the connection."""
+    def apply_lock(self, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
+        """Dream's apply lock of one (user, project) (docs/stores.md): held on a connection of
+        its own for the block; the server drops it if this process dies or loses the connection."""
         import psycopg
 
+        key = apply_lock_key(*scope)
         try:
             with self._pool.connection() as raw:
-                raw.execute("SELECT pg_advisory_lock(%s)", (APPLY_LOCK,))
+                raw.execute("SELECT pg_advisory_lock(%s)", (key,))
                 self._apply_holder = raw
                 try:
                     yield
                 finally:
                     self._apply_holder = None
                     try:
-                        raw.execute("SELECT pg_advisory_unlock(%s)", (APPLY_LOCK,))
+                        raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
                     except psycopg.OperationalError:
                         pass  # the connection is gone, and the lock with it
         except psycopg.Error as exc:
