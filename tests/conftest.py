@@ -61,6 +61,8 @@ def pytest_collection_finish(session):
         marker = item.get_closest_marker("start_early")
         if marker is not None:
             marker.args[0]()
+    if any("postgres_server" in getattr(item, "fixturenames", ()) for item in session.items):
+        _start_postgres_early()
 
 
 @pytest.fixture(autouse=True)
@@ -250,3 +252,80 @@ def close_resources(resources) -> None:
         resources._semantic.drain()
     if resources._store is not None:
         resources._store.close()
+
+
+# -- PostgreSQL (docs/stores.md, "Tests"): a real server, started once per session ----------
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+_EARLY_POSTGRES: dict = {}
+
+
+def _start_postgres_early() -> None:
+    """Start the session's PostgreSQL server on a thread once the tests that need it are
+    collected: its initdb then runs alongside the tests before the first of them."""
+    from pg_server import ENV_URL, PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get(ENV_URL):
+        return
+
+    def start() -> None:
+        try:
+            _EARLY_POSTGRES["server"] = PostgresServer.start()
+        except Exception as exc:
+            _EARLY_POSTGRES["error"] = exc
+
+    _EARLY_POSTGRES["thread"] = threading.Thread(target=start, daemon=True, name="postgres-start")
+    _EARLY_POSTGRES["thread"].start()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server for the session (`pg_server`): started here (initdb + pg_ctl in a
+    temp directory) unless MEM0_TEST_POSTGRES_URL names one; stopped at the end."""
+    from pg_server import ENV_URL, PostgresServer, binaries
+
+    if binaries() is None and not os.environ.get(ENV_URL):
+        if os.environ.get("CI"):
+            pytest.fail(
+                "CI runs the PostgreSQL tests: no PostgreSQL server binaries found (apt-get install postgresql)"
+            )
+        pytest.skip("no PostgreSQL server binaries (pg_ctl): the PostgreSQL leg is skipped")
+    early = _EARLY_POSTGRES.pop("thread", None)
+    if early is not None:
+        early.join()
+    if "error" in _EARLY_POSTGRES:
+        raise _EARLY_POSTGRES.pop("error")
+    server = _EARLY_POSTGRES.pop("server", None) or PostgresServer.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """The URL of a migrated, empty PostgreSQL database for this test (emptied before it)."""
+    return postgres_server.clean_database()
+
+
+@pytest.fixture
+def store_url_of(request, tmp_path):
+    """`store_url_of(backend)`: the URL of a fresh store of that backend ("sqlite" or "postgresql")."""
+
+    def make(backend: str) -> str:
+        if backend == "postgresql":
+            return request.getfixturevalue("postgres_url")
+        return f"sqlite:///{tmp_path}/memories.sqlite3"
+
+    return make
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch, store_url_of) -> str:
+    """Run the test on each backend: for "postgresql", MEM0_STORE names an empty PostgreSQL
+    database, so every command and server of the test uses it (docs/stores.md)."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("MEM0_STORE", store_url_of("postgresql"))
+    return request.param

@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 import uuid
 from collections import Counter
 from pathlib import Path
@@ -131,7 +132,9 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def store_url() -> str:
-    return f"sqlite:///{os.environ['MEM0_HOME']}/memories.sqlite3"
+    """The store the commands use: MEM0_STORE (a PostgreSQL test database: the `backend`
+    fixture), else the default SQLite file in MEM0_HOME."""
+    return os.environ.get("MEM0_STORE") or f"sqlite:///{os.environ['MEM0_HOME']}/memories.sqlite3"
 
 
 def store_file() -> Path:
@@ -177,22 +180,34 @@ def update_text(memory_id: str, text: str) -> None:
             writer.change(before, "UPDATE", "test", memory=text)
 
 
+def _rows(sql: str) -> list[tuple]:
+    """Rows of a query of the store the commands use (SQLite file or PostgreSQL database)."""
+    url = store_url()
+    if url.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            return conn.execute(sql).fetchall()  # type: ignore[arg-type]
+    with sqlite3.connect(f"file:{store_file()}?mode=ro", uri=True, timeout=5) as conn:
+        return conn.execute(sql).fetchall()
+
+
 def open_runs() -> list[str]:
-    with sqlite3.connect(store_file()) as conn:
-        return [r[0] for r in conn.execute("SELECT run_id FROM dream_runs WHERE status = 'applying'")]
+    return [r[0] for r in _rows("SELECT run_id FROM dream_runs WHERE status = 'applying'")]
 
 
 def journaled_steps() -> int:
     try:
-        conn = sqlite3.connect(f"file:{store_file()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error:
+        return _rows("SELECT count(*) FROM dream_steps")[0][0]
+    except Exception:
         return 0
-    try:
-        return conn.execute("SELECT count(*) FROM dream_steps").fetchone()[0]
-    except sqlite3.Error:
-        return 0
-    finally:
-        conn.close()
+
+
+def wait_for_steps(proc, steps: int, timeout: float = 120) -> None:
+    """Until the apply of `proc` has journaled `steps` steps (or ended, or `timeout` passed)."""
+    deadline = time.monotonic() + timeout
+    while journaled_steps() < steps and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def check_invariants(original: dict[str, dict], final: dict[str, dict]) -> None:

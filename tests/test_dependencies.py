@@ -24,7 +24,7 @@ tomllib = pytest.importorskip("tomllib")
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "plugin" / "mem0_plugin"
-OPTIONAL_EXTRAS = ("mem0",)  # extras the package itself uses; test and bench are for us
+OPTIONAL_EXTRAS = ("mem0", "postgres")  # extras the package itself uses; test and bench are for us
 
 
 def normalise(name: str) -> str:

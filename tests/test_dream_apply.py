@@ -39,6 +39,7 @@ from dream_support import (
     open_runs,
     reminder_text,
     summary,
+    wait_for_steps,
     write_jsonl,
 )
 
@@ -264,9 +265,7 @@ def test_auto_while_another_process_is_applying(run_cli, dream, seed, tmp_path, 
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    while journaled_steps() < 20 and applying.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
+    wait_for_steps(applying, 20)
     assert applying.poll() is None, "the apply finished before the second run started"
     second = dream("--auto")
     out, err = applying.communicate(timeout=300)
@@ -277,7 +276,7 @@ def test_auto_while_another_process_is_applying(run_cli, dream, seed, tmp_path, 
     assert len(dream_made(final)) == merges
 
 
-def test_two_interactive_runs_apply_the_same_merge_once(run_cli, dream, seed, tmp_path, project):
+def test_two_interactive_runs_apply_the_same_merge_once(backend, run_cli, dream, seed, tmp_path, project):
     seed(BASE)
     original = export(run_cli)
     argv = [command_path("mem0-dream"), "--now", NOW]

@@ -127,7 +127,7 @@ def test_zero_memories(dream, mode):
     assert done.stderr == ""
 
 
-def test_memories_of_another_project_or_user_do_not_count(dream, seed, run_cli):
+def test_memories_of_another_project_or_user_do_not_count(backend, dream, seed, run_cli):
     seed(
         [
             record(
@@ -312,7 +312,7 @@ def test_without_conflicts_the_report_ends_with_the_only_prompt(dream, seed, run
     assert (export_text(run_cli) != before) is applied
 
 
-def test_only_conflicts(dream, seed):
+def test_only_conflicts(backend, dream, seed):
     seed([r for r in BASE if r["id"] in (ECS, VERCEL)])
     expected_report = "\n".join(
         [
@@ -334,7 +334,7 @@ def test_only_conflicts(dream, seed):
 # -- what apply does ----------------------------------------------------------------
 
 
-def test_apply_effects_history_and_restore(dream, base, run_cli):
+def test_apply_effects_history_and_restore(backend, dream, base, run_cli):
     original = export(run_cli)
     assert ok(dream(input="a\nb\ny\n")) == REPORT + "\n" + C1 + C2 + APPLY + summary(1, 1, 2, 0) + "\n"
     after = export(run_cli)
@@ -392,7 +392,7 @@ def test_apply_effects_history_and_restore(dream, base, run_cli):
     )
 
 
-def test_merge_of_three_with_unknown_confidence(dream, seed, run_cli):
+def test_merge_of_three_with_unknown_confidence(backend, dream, seed, run_cli):
     seed(
         [
             record(uid(1), "Run the API tests with pytest -q", "convention", None, "2026-10-01T10:00:00+00:00"),
@@ -421,7 +421,7 @@ def _plan(dream, tmp_path, name="plan.json") -> tuple[Path, dict]:
     return path, json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_plan_json_shape(dream, base, tmp_path):
+def test_plan_json_shape(backend, dream, base, tmp_path):
     path, plan = _plan(dream, tmp_path)
     assert list(plan) == [
         "version",
@@ -456,7 +456,7 @@ def test_plan_json_shape(dream, base, tmp_path):
     assert stdout == path.read_text(encoding="utf-8")  # the same plan, on stdout
 
 
-def test_apply_plan_with_resolve_and_edited_text(dream, base, run_cli, tmp_path):
+def test_apply_plan_with_resolve_and_edited_text(backend, dream, base, run_cli, tmp_path):
     path, plan = _plan(dream, tmp_path)
     plan["merges"][0]["merged_text"] = "Auth uses PostgreSQL (the auth DB)"
     path.write_text(json.dumps(plan), encoding="utf-8")
@@ -613,7 +613,7 @@ def test_stdin_plan(dream, base, run_cli, tmp_path):
 # -- conditional writes --------------------------------------------------------------
 
 
-def test_changed_memories_are_skipped_and_reported(dream, base, run_cli, tmp_path):
+def test_changed_memories_are_skipped_and_reported(backend, dream, base, run_cli, tmp_path):
     path, _ = _plan(dream, tmp_path)
     update_text(PG_OLD, "Use PostgreSQL 16 for auth")  # changed through the library
     assert ok(run_cli("mem0-memories", "delete", SESSION))  # deleted by the user
@@ -666,7 +666,7 @@ def test_change_while_the_user_is_deciding(base, run_cli, project):
 # -- --auto ---------------------------------------------------------------------------
 
 
-def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(dream, base, seed, run_cli):
+def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(backend, dream, base, seed, run_cli):
     done = dream("--auto")
     assert ok(done) == auto_summary(1, 1, 2) + "\n"
     after = export(run_cli)
@@ -994,7 +994,7 @@ def test_usage_errors_exit_2_with_one_line(dream, base, run_cli, args, project):
 def test_bad_now_and_bad_store(dream, base, run_cli):
     line = one_error_line(run_cli("mem0-dream", "--plan", "--now", "yesterday"), 2)
     assert "--now" in line
-    line = one_error_line(dream("--plan", "--store", "postgresql://nowhere/db"))
+    line = one_error_line(dream("--plan", "--store", "mysql://nowhere/db"))
     assert "not supported" in line
 
 

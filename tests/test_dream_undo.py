@@ -94,7 +94,7 @@ def run_line(run: dict, status: str) -> str:
     )
 
 
-def test_auto_run_listed_then_undone_gives_back_the_export_it_started_from(dream, seed, run_cli):
+def test_auto_run_listed_then_undone_gives_back_the_export_it_started_from(backend, dream, seed, run_cli):
     seed(NO_CONFLICTS)
     before = export_text(run_cli)
     assert ok(dream("--runs")) == "No dream runs recorded for project acme-api.\n"
@@ -158,7 +158,7 @@ def test_interactive_run_resolving_conflicts_is_undone_with_yes(dream, seed, run
     assert export_text(run_cli) == before
 
 
-def test_memories_changed_since_the_run_are_left_alone_and_named(dream, seed, run_cli):
+def test_memories_changed_since_the_run_are_left_alone_and_named(backend, dream, seed, run_cli):
     seed(
         [
             *NO_CONFLICTS,

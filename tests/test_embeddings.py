@@ -163,7 +163,7 @@ def test_a_download_with_the_wrong_checksum_is_refused_and_removed(semantic_home
     assert list((semantic_home / "models" / "bad").iterdir()) == []
 
 
-def test_vectors_follow_the_text_of_their_memory(semantic_home):
+def test_vectors_follow_the_text_of_their_memory(backend, semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
     first = operations.add_memory(memories, "Local Postgres listens on port 5432", infer=False)["results"][0]["id"]
@@ -179,7 +179,7 @@ def test_vectors_follow_the_text_of_their_memory(semantic_home):
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (0, 1)
 
 
-def test_hybrid_search_finds_a_paraphrased_question(semantic_home):
+def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
     for text in (
@@ -196,7 +196,7 @@ def test_hybrid_search_finds_a_paraphrased_question(semantic_home):
     assert exact["score"] >= 0.99
 
 
-def test_a_superseded_memory_ranks_below_its_replacement(semantic_home):
+def test_a_superseded_memory_ranks_below_its_replacement(backend, semantic_home):
     for semantic in (None, Semantic.from_home(semantic_home)):
         memories = caller(semantic_home, semantic)
         old = operations.add_memory(memories, "The dev server listens on port 8080", infer=False)["results"][0]["id"]
@@ -227,7 +227,7 @@ def test_a_superseded_memory_ranks_below_its_replacement(semantic_home):
         ("хранилище журнала", {"Хранилище журнала — Postgres, не DynamoDB"}),
     ],
 )
-def test_search_in_languages_without_spaces_and_with_inflections(query, expected, semantic_home):
+def test_search_in_languages_without_spaces_and_with_inflections(backend, query, expected, semantic_home):
     memories = caller(semantic_home, None)
     for text in (
         "账本数据存储使用PostgreSQL，不用DynamoDB。",
@@ -240,7 +240,7 @@ def test_search_in_languages_without_spaces_and_with_inflections(query, expected
     assert {r["memory"] for r in found} >= expected
 
 
-def test_the_server_embeds_new_memories_in_the_background(semantic_home):
+def test_the_server_embeds_new_memories_in_the_background(backend, semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic, background=True)
     operations.search_memories(memories, "warm up")  # the first search loads the model
@@ -249,7 +249,7 @@ def test_the_server_embeds_new_memories_in_the_background(semantic_home):
     assert memories.store.without_vectors(memories.user_id, semantic.model_id, ids=[added]) == []
 
 
-def test_embed_command_and_health_line(semantic_home, capsys):
+def test_embed_command_and_health_line(backend, semantic_home, capsys):
     memories = caller(semantic_home, None)
     for text in ("Deploy the storefront to Vercel", "Run the API tests with pytest -q"):
         operations.add_memory(memories, text, infer=False)

@@ -7,11 +7,12 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from conftest import BACKENDS
 from mem0_plugin.errors import FilterError, ScopeError
 from mem0_plugin.filters import compile_filters
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller, add_memory
-from mem0_plugin.store import ReadMode, SqliteStore
+from mem0_plugin.store import ReadMode, SqliteStore, open_store
 
 # Four memories of alice (three in acme-api, one in acme-web) and one of bob, named by key.
 RECORDS = {
@@ -52,11 +53,15 @@ def identity(user: str, tmp: Path) -> Identity:
     )
 
 
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory):
-    """A real store file with RECORDS for alice and one memory for bob; → (store, key→id)."""
+@pytest.fixture(scope="module", params=BACKENDS)
+def seeded(request, tmp_path_factory):
+    """A real store (an SQLite file, a PostgreSQL database of its own) with RECORDS for alice
+    and one memory for bob; → (store, key→id). One grammar, the same answers on both."""
     tmp = tmp_path_factory.mktemp("filters")
-    store = SqliteStore(tmp / "memories.sqlite3")
+    if request.param == "postgresql":
+        store = open_store(request.getfixturevalue("postgres_server").fresh_database())
+    else:
+        store = SqliteStore(tmp / "memories.sqlite3")
     alice = Caller(store, identity("alice", tmp))
     ids = {}
     for key, spec in RECORDS.items():

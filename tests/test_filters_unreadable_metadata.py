@@ -14,9 +14,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import BACKENDS
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller, get_memories, search_memories
-from mem0_plugin.store import SqliteStore
+from mem0_plugin.store import SqliteStore, open_store
 from mem0_plugin.transfer import import_memories
 
 # Every memory mentions "auth", so one search reaches them all; ids name what each one is.
@@ -94,33 +95,47 @@ CASES = [
 CASE_IDS = [json.dumps(filters) for filters, _ in CASES]
 
 
-def _identity(tmp: Path) -> Identity:
+def _identity(tmp: Path, url: str | None = None) -> Identity:
     return Identity(
         user_id="alice",
         project_id="acme-api",
         branch="main",
         home=tmp,
-        store_url=f"sqlite:///{tmp}/memories.sqlite3",
+        store_url=url or f"sqlite:///{tmp}/memories.sqlite3",
         cwd=tmp,
     )
 
 
-@pytest.fixture(scope="module")
-def corrupted(tmp_path_factory):
-    """A store with RECORDS and the CORRUPT rows, corrupted by a raw UPDATE; → (caller, store url)."""
+def _corrupt_postgresql(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name, text in CORRUPT.items():
+            assert conn.execute("UPDATE memories SET metadata = %s WHERE id = %s", (text, name)).rowcount == 1
+        assert conn.execute("SELECT count(*) FROM memories WHERE meta IS NULL").fetchone()[0] == len(CORRUPT)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def corrupted(request, tmp_path_factory):
+    """A store with RECORDS and the CORRUPT rows, corrupted by a raw UPDATE; → (caller, store url).
+    On PostgreSQL (a database of its own) the same rows have no `meta` (docs/stores.md)."""
     tmp = tmp_path_factory.mktemp("unreadable")
-    store = SqliteStore(tmp / "memories.sqlite3")
-    caller = Caller(store, _identity(tmp))
+    url = request.getfixturevalue("postgres_server").fresh_database() if request.param == "postgresql" else None
+    store = open_store(url) if url else SqliteStore(tmp / "memories.sqlite3")
+    caller = Caller(store, _identity(tmp, url))
     broken = [{"id": name, "memory": BROKEN_TEXT[name], "metadata": RECORDS[0]["metadata"]} for name in CORRUPT]
     import_memories(caller, json.dumps(RECORDS + broken))
-    with sqlite3.connect(tmp / "memories.sqlite3") as conn:
-        for name, text in CORRUPT.items():
-            assert conn.execute("UPDATE memories SET metadata = ? WHERE id = ?", (text, name)).rowcount == 1
-        assert conn.execute("SELECT count(*) FROM memories WHERE NOT json_valid(metadata)").fetchone()[0] == len(
-            CORRUPT
-        )
-    conn.close()
-    yield caller, _identity(tmp).store_url
+    if url:
+        _corrupt_postgresql(url)
+    else:
+        with sqlite3.connect(tmp / "memories.sqlite3") as conn:
+            for name, text in CORRUPT.items():
+                assert conn.execute("UPDATE memories SET metadata = ? WHERE id = ?", (text, name)).rowcount == 1
+            assert conn.execute("SELECT count(*) FROM memories WHERE NOT json_valid(metadata)").fetchone()[0] == len(
+                CORRUPT
+            )
+        conn.close()
+    yield caller, _identity(tmp, url).store_url
     store.close()
 
 

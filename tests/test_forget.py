@@ -100,7 +100,7 @@ def test_empty_answer_or_end_of_input_cancels(planted, forget, remaining, answer
     assert remaining() == ALL
 
 
-def test_pick_one_and_three(planted, forget, remaining):
+def test_pick_one_and_three(backend, planted, forget, remaining):
     done = forget("auth", input="1,3\n")
     assert done.returncode == 0
     assert done.stdout == LISTING + PROMPT + "Deleted 2 memories.\n" + restore_lines(ID1, ID2)
@@ -129,7 +129,7 @@ def test_invalid_answer_asks_again(planted, forget, remaining):
     assert remaining() == ALL - {ID3}
 
 
-def test_by_id_yes(planted, forget, remaining):
+def test_by_id_yes(backend, planted, forget, remaining):
     done = forget(ID2, input="y\n")
     assert done.returncode == 0
     assert done.stdout == (
@@ -181,7 +181,7 @@ def test_json_lists_full_ids_and_deletes_nothing(planted, forget, remaining):
     assert remaining() == ALL
 
 
-def test_ids_yes_deletes_exactly_those(planted, forget, remaining):
+def test_ids_yes_deletes_exactly_those(backend, planted, forget, remaining):
     done = forget("--ids", f"{ID1}, {ID4}", "--yes")
     assert done.returncode == 0
     assert done.stdout == "Deleted 2 memories.\n" + restore_lines(ID1, ID4)
@@ -218,7 +218,7 @@ def test_another_users_memory_is_not_found(planted, run_cli, tmp_path, remaining
     assert remaining() == ALL
 
 
-def test_deleted_memory_can_be_restored(planted, forget, run_cli, tmp_path, remaining):
+def test_deleted_memory_can_be_restored(backend, planted, forget, run_cli, tmp_path, remaining):
     forget("auth", input="1\n")
     assert ID1 not in remaining()
     done = run_cli("mem0-memories", "restore", ID1, cwd=str(tmp_path))
@@ -272,7 +272,7 @@ def test_parse_selection_refuses(answer):
 # -- short ids: the [ID: ...] of a listing is enough ---------------------------------------
 
 
-def test_the_listed_short_id_finds_the_memory(planted, forget, remaining):
+def test_the_listed_short_id_finds_the_memory(backend, planted, forget, remaining):
     done = forget(ID2[:8], input="y\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == (

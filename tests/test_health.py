@@ -67,7 +67,8 @@ def ms_masked(text: str) -> str:
 
 
 def store_url(home: Path) -> str:
-    return f"sqlite:///{home}/memories.sqlite3"
+    """The store the commands use: MEM0_STORE when set (the `backend` fixture), else the default."""
+    return os.environ.get("MEM0_STORE") or f"sqlite:///{home}/memories.sqlite3"
 
 
 def health(run_cli, tmp_path, *args, **kw):
@@ -109,7 +110,7 @@ def test_healthy_store_exact_output(run_cli, tmp_path, mem0_home):
     assert done.stderr == ""
 
 
-def test_count_uses_thousands_separator_and_the_projects_memories(run_cli, tmp_path, mem0_home):
+def test_count_uses_thousands_separator_and_the_projects_memories(backend, run_cli, tmp_path, mem0_home):
     records = [
         (None, f"note number {n} about module m{n}", {"type": "decision"}, "2026-05-01T10:00:00Z") for n in range(1204)
     ]
@@ -227,13 +228,22 @@ def test_corrupt_database_deep_still_prints_memory_quality(run_cli, tmp_path, me
 
 
 def test_unsupported_store_url(run_cli, tmp_path):
-    done = health(run_cli, tmp_path, "--store", "postgresql://db/mem0")
+    done = health(run_cli, tmp_path, "--store", "mysql://db/mem0")
     assert done.returncode == 1
     assert (
-        "FAIL  Store            store URL scheme 'postgresql' is not supported yet (PostgreSQL stores come in "
-        "a later release); use sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path\n"
+        "FAIL  Store            store URL scheme 'mysql' is not supported; use sqlite:////<absolute path>, "
+        "sqlite:///<relative path>, a plain file path or postgresql://…\n"
     ) in done.stdout
     assert "- Store: set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes)" in done.stdout
+
+
+def test_an_unreachable_postgresql_store_fails_with_its_password_masked(run_cli, tmp_path):
+    done = health(run_cli, tmp_path, "--store", "postgresql://app:secret@127.0.0.1:1/mem0")
+    assert done.returncode == 1 and "secret" not in done.stdout
+    assert "FAIL  Store            cannot open the store postgresql://app:***@127.0.0.1:1/mem0: " in done.stdout
+    assert (
+        "- Store: check that the PostgreSQL server of postgresql://app:***@127.0.0.1:1/mem0 is running" in done.stdout
+    )
 
 
 @pytest.mark.parametrize("deep", [False, True])
@@ -579,7 +589,7 @@ def test_scan_stale_is_what_dream_prunes():
     assert [s.id for s in kept_longer.stale] == ["c"]
 
 
-def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(run_cli, tmp_path, mem0_home):
+def test_deep_counts_what_dream_would_do_in_the_scope_the_store_line_counts(backend, run_cli, tmp_path, mem0_home):
     """One analysis: --deep's counts are `mem0-dream --plan`'s, over the memories the Store line counts
     (a merged memory is history, not scanned; a pair dream leaves alone is no duplicate)."""
     plant(

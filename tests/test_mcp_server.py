@@ -94,7 +94,7 @@ def test_lists_the_six_tools_with_annotations():
             assert schema.get("description"), f"{name}.{arg} has no description"
 
 
-def test_the_tools_answer_as_spec_section_6():
+def test_the_tools_answer_as_spec_section_6(backend):
     async def main():
         async with server() as s:
             added = await ok(s, "add_memory", text="Use pnpm, not npm", metadata={"type": "convention"})
@@ -194,7 +194,7 @@ ERRORS = [
 ]
 
 
-def test_errors_are_tool_errors_with_a_clear_message_and_the_server_keeps_working():
+def test_errors_are_tool_errors_with_a_clear_message_and_the_server_keeps_working(backend):
     async def main():
         async with server() as s:
             kept = (await ok(s, "add_memory", text="survives every error"))["results"][0]["id"]
@@ -216,7 +216,7 @@ def test_errors_are_tool_errors_with_a_clear_message_and_the_server_keeps_workin
     assert run(main) == []
 
 
-def test_a_server_for_another_user_cannot_see_or_touch_alices_memories():
+def test_a_server_for_another_user_cannot_see_or_touch_alices_memories(backend):
     async def main():
         async with server() as alice:
             ids = [
@@ -256,7 +256,7 @@ def test_a_server_for_another_user_cannot_see_or_touch_alices_memories():
     run(main)
 
 
-def test_concurrent_calls_on_one_session():
+def test_concurrent_calls_on_one_session(backend):
     async def main():
         async with server() as s:
             answers = {}
@@ -362,7 +362,7 @@ def test_server_with_a_corrupt_store_reports_the_store_error():
     assert "not a database" in first and "not a database" in second
 
 
-def test_tools_taking_an_id_take_a_unique_prefix_of_8_characters():
+def test_tools_taking_an_id_take_a_unique_prefix_of_8_characters(backend):
     async def main():
         async with server() as s:
             memory_id = (await ok(s, "add_memory", text="Use pnpm, not npm"))["results"][0]["id"]

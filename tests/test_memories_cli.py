@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller, add_memory, delete_memory, update_memory
 from mem0_plugin.records import MERGED, SUPERSEDED
-from mem0_plugin.store import SqliteStore
+from mem0_plugin.store import SqliteStore, open_store
 
-SUBCOMMANDS = ["add", "list", "get", "search", "delete", "import", "export", "history", "restore"]
+SUBCOMMANDS = ["add", "list", "get", "search", "delete", "import", "export", "copy", "history", "restore"]
 
 
 def one_line_error(done, code: int) -> str:
@@ -51,7 +52,7 @@ def test_help_for_every_subcommand(mem, sub):
     assert done.stderr == ""
 
 
-def test_add_list_get_search_delete_history_restore(mem):
+def test_add_list_get_search_delete_history_restore(backend, mem):
     first = added_id(mem("add", "Use pnpm, not npm", "--type", "convention", "--metadata", '{"confidence": 0.8}'))
     assert mem("add", "Use pnpm, not npm").stdout == f"NOOP {first} (an identical memory exists)\n"
     second = added_id(mem("add", "Deploy with terraform", "--immutable", "--agent-id", "claude", "--run-id", "r1"))
@@ -92,9 +93,10 @@ def test_add_list_get_search_delete_history_restore(mem):
     one_line_error(mem("restore", first), 2)
 
 
-def test_list_labels_states_and_reads_modes(mem, mem0_home):
+def test_list_labels_states_and_reads_modes(backend, mem, mem0_home):
     ids = [added_id(mem("add", text)) for text in ("keep me", "old news", "folded in")]
-    with SqliteStore(mem0_home / "memories.sqlite3") as store, store.write() as writer:
+    where = os.environ.get("MEM0_STORE") or str(mem0_home / "memories.sqlite3")
+    with open_store(where) as store, store.write() as writer:
         writer.change(
             writer.get("alice", ids[1]), "SUPERSEDE", "test", lifecycle_state=SUPERSEDED, replacement_memory_id=ids[0]
         )
@@ -133,7 +135,8 @@ ERRORS = [
     (["delete", "no-such-id"], 3, "not found"),
     (["history", "no-such-id"], 3, "no history"),
     (["restore", "no-such-id"], 3, "not found"),
-    (["--store", "postgresql://db/x", "list"], 2, "not supported yet"),
+    (["--store", "mysql://db/x", "list"], 2, "is not supported"),
+    (["--store", "postgresql://127.0.0.1:1/x", "list"], 6, "cannot open the store postgresql://127.0.0.1:1/x"),
     (["list", "--cwd", "/no/such/dir"], 2, "not a directory"),
     (["import", "/no/such/file.json"], 2, "cannot read /no/such/file.json"),
     (["frobnicate"], 2, "invalid choice"),
@@ -157,7 +160,7 @@ def test_a_corrupt_store_is_one_line(mem, mem0_home):
     assert "not a database" in one_line_error(mem("list"), 6)
 
 
-def test_another_user_cannot_reach_alices_memory(mem):
+def test_another_user_cannot_reach_alices_memory(backend, mem):
     memory_id = added_id(mem("add", "alice only"))
     for args in (["get", memory_id], ["delete", memory_id], ["history", memory_id]):
         one_line_error(mem(*args, "--user-id", "bob"), 3)
@@ -206,7 +209,7 @@ def write(path: Path, text: str) -> str:
 
 
 @pytest.mark.parametrize("shape", ["platform page", "json array", "json lines"])
-def test_import_keeps_created_at_metadata_and_immutable(mem, tmp_path, shape):
+def test_import_keeps_created_at_metadata_and_immutable(backend, mem, tmp_path, shape):
     records = PLATFORM_PAGE["results"]
     text = {
         "platform page": json.dumps(PLATFORM_PAGE, indent=2),
@@ -389,7 +392,7 @@ def test_import_of_identical_text_records_with_ids_keeps_both(mem, tmp_path):
 # -- short ids, masked credentials, counts -------------------------------------------------
 
 
-def test_every_subcommand_taking_an_id_takes_a_unique_prefix(mem):
+def test_every_subcommand_taking_an_id_takes_a_unique_prefix(backend, mem):
     memory_id = added_id(mem("add", "Use pnpm, not npm"))
     short = memory_id[:8]
     assert json.loads(ok(mem("get", short)))["id"] == memory_id
@@ -440,7 +443,7 @@ def test_counts_are_singular_for_one(mem, tmp_path):
     assert ok(done) == "" and done.stderr == f"Exported 1 memory to {tmp_path / 'one.jsonl'}\n"
 
 
-def test_import_with_project_id_puts_every_record_into_that_project(mem, tmp_path):
+def test_import_with_project_id_puts_every_record_into_that_project(backend, mem, tmp_path):
     records = [
         {"id": "0b3f1c1e-4a52-4d7c-9c1c-1f2f3a4b5c6d", "memory": "kept elsewhere", "app_id": "acme-web"},
         {"memory": "no project given"},

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from conftest import BACKENDS
 from mem0_plugin import operations
 from mem0_plugin.errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError, StaleWriteError, StoreError
 from mem0_plugin.identity import Identity
@@ -34,9 +35,10 @@ def make_identity(user: str, tmp: Path, project: str = "acme-api") -> Identity:
     )
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = SqliteStore(tmp_path / "memories.sqlite3")
+@pytest.fixture(params=BACKENDS)
+def store(request, store_url_of):
+    """The store under test, on each backend (docs/stores.md): one contract, two engines."""
+    s = open_store(store_url_of(request.param))
     yield s
     s.close()
 
@@ -570,8 +572,6 @@ def test_a_store_path_that_is_a_directory_is_a_clear_store_error(tmp_path):
 @pytest.mark.parametrize(
     "url, message",
     [
-        ("postgresql://db/mem0", "scheme 'postgresql' is not supported yet"),
-        ("postgres://db/mem0", "scheme 'postgres' is not supported yet"),
         ("mysql://db/mem0", "scheme 'mysql' is not supported;"),
         ("sqlite://", "no file path"),
         ("sqlite:///", "no file path"),
@@ -586,6 +586,13 @@ def test_unsupported_store_urls(url, message):
     with pytest.raises(ConfigError, match=message) as caught:
         open_store(url)
     assert "sqlite:////<absolute path>" in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["postgresql://127.0.0.1:1/mem0", "postgres://user:secret@127.0.0.1:1/mem0"])
+def test_an_unreachable_postgresql_store_is_a_clear_store_error_without_the_password(url):
+    with pytest.raises(StoreError, match="cannot open the store") as caught:
+        open_store(url)
+    assert "secret" not in str(caught.value) and "\n" not in str(caught.value)
 
 
 def test_store_urls_follow_sqlalchemy_three_slashes_relative_four_absolute(tmp_path, monkeypatch):

@@ -20,7 +20,7 @@ import math
 import re
 import reprlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import FilterError, InvalidInputError, ScopeError
@@ -53,6 +53,9 @@ class CompiledFilter:
     sql: str
     params: tuple[Any, ...]
     names_app_id: bool
+    # what was compiled, for a store of another SQL dialect to compile again (`store.postgres_filters`)
+    source: Mapping[str, Any] | None = field(default=None, compare=False)
+    user_id: str = field(default="", compare=False)
 
 
 TRUE = CompiledFilter("1", (), False)
@@ -70,6 +73,9 @@ def parse_filters(filters: object) -> Mapping[str, Any] | None:
 
 
 class _Compiler:
+    TRUE_SQL = "1"
+    FALSE_SQL = "0"
+
     def __init__(self, user_id: str):
         self.user_id = user_id
         self.params: list[Any] = []
@@ -108,13 +114,13 @@ class _Compiler:
             raise FilterError(f"{op} takes a list of conditions, got {type(value).__name__}")
         if not value:
             if op == "AND":
-                return "1"
+                return self.TRUE_SQL
             raise FilterError(f"{op} needs at least one condition")
         parts = [self.node(item, depth + 1) for item in value]
         joined = "(" + (" OR " if op == "OR" else " AND ").join(parts) + ")"
         # A comparison with a missing value is unknown (NULL) in SQL: NOT must count it as
         # "condition not met", or records lacking the field would drop out of both sides.
-        return f"(NOT coalesce({joined}, 0))" if op == "NOT" else joined
+        return f"(NOT coalesce({joined}, {self.FALSE_SQL}))" if op == "NOT" else joined
 
     def check_user(self, value: object) -> None:
         values = value.values() if isinstance(value, Mapping) else [value]
@@ -156,33 +162,41 @@ class _Compiler:
         if op not in OPERATORS:
             raise FilterError(f"{name}: unknown operator {_brief(op)}; operators: {', '.join(OPERATORS)}")
         if arg == WILDCARD and op in ("eq", "ne"):
-            expr = self.expr(column)
-            return f"({expr} IS NOT NULL)" if op == "eq" else f"({expr} IS NULL)"
+            return self.null_test(column, present=op == "eq")
         if op in ("in", "nin"):
             if not isinstance(arg, list) or not arg:
                 raise FilterError(f"{name}: {op} takes a non-empty list")
-            values = [convert(v, name, op) for v in arg]
-            marks = ", ".join("?" * len(values))
-            # each self.expr() call binds its own JSON-path parameter, in SQL text order
-            sql = (
-                f"({self.expr(column)} IN ({marks}))"
-                if op == "in"
-                else f"({self.expr(column)} IS NULL OR {self.expr(column)} NOT IN ({marks}))"
-            )
-            self.params.extend(values)
-            return sql
+            return self.membership(column, [convert(v, name, op) for v in arg], inside=op == "in")
         if op in ("contains", "icontains"):
             if convert is _time_value:
                 raise FilterError(f"{name}: {op} does not apply to timestamps; use eq, ne, gt, gte, lt, lte or in")
             return self.contains(column, op, arg, name)
         value = convert(arg, name, op)
-        expr = self.expr(column)
         if value is None:
             if op in ("eq", "ne"):
-                return f"({expr} IS NULL)" if op == "eq" else f"({expr} IS NOT NULL)"
+                return self.null_test(column, present=op == "ne")
             raise FilterError(f"{name}: {op} needs a value, got null")
         if op in ("gt", "gte", "lt", "lte") and isinstance(value, bool):
             raise FilterError(f"{name}: {op} needs a number, text or timestamp, got {_brief(arg)}")
+        return self.compare(column, op, value)
+
+    def null_test(self, column, *, present: bool) -> str:
+        expr = self.expr(column)
+        return f"({expr} IS NOT NULL)" if present else f"({expr} IS NULL)"
+
+    def membership(self, column, values: list, *, inside: bool) -> str:
+        marks = ", ".join("?" * len(values))
+        # each self.expr() call binds its own JSON-path parameter, in SQL text order
+        sql = (
+            f"({self.expr(column)} IN ({marks}))"
+            if inside
+            else f"({self.expr(column)} IS NULL OR {self.expr(column)} NOT IN ({marks}))"
+        )
+        self.params.extend(values)
+        return sql
+
+    def compare(self, column, op: str, value: object) -> str:
+        expr = self.expr(column)
         self.params.append(value)
         return f"({expr} IS NOT ?)" if op == "ne" else f"({expr} {_COMPARE[op]} ?)"
 
@@ -243,4 +257,4 @@ def compile_filters(filters: object, *, user_id: str) -> CompiledFilter:
         return TRUE
     compiler = _Compiler(user_id)
     sql = compiler.node(parsed, 0)
-    return CompiledFilter(sql, tuple(compiler.params), compiler.names_app_id)
+    return CompiledFilter(sql, tuple(compiler.params), compiler.names_app_id, parsed, user_id)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .sanitize import printable
+from .store_url import display_url
 from .wording import plural
 
 STATUS_WIDTH = 6
@@ -46,6 +47,7 @@ BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_u
 CORRUPT, LOCKED, DISK_FULL, OTHER = "corrupt", "locked", "full", "other"
 NO_STORE = "missing"  # an explicit store (--store, MEM0_STORE) that does not exist
 HOSTED = "hosted"  # a mem0:// store that did not open (no key, refused, unreachable)
+DATABASE = "database"  # a PostgreSQL store that could not be reached or used (docs/stores.md)
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,8 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
     fixes = {
         BAD_URL: "set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes), "
         "sqlite:///<path relative to the current directory> or a plain file path "
-        "(SQLite stores), mem0:// or mem0+http://<host>:<port> (a Mem0 platform project: docs/hosted.md), "
-        "or unset it to use <MEM0_HOME>/memories.sqlite3.",
+        "(SQLite stores), postgresql://… (docs/stores.md), mem0:// or mem0+http://<host>:<port> (a Mem0 "
+        "platform project: docs/hosted.md), or unset it to use <MEM0_HOME>/memories.sqlite3.",
         NO_STORE: f"check --store / MEM0_STORE: sqlite:////<absolute path> has four slashes, sqlite:///<path> "
         f"is relative to the current directory. To start a new store there, create {where} "
         f"(mkdir -p) if needed and add a memory (mem0-memories add TEXT --store URL).",
@@ -118,6 +120,8 @@ def store_fix(problem: str, path: Path | None, url: str, blocker: Path | None = 
         DISK_FULL: f"the disk holding {where} is full: free some space and run mem0-health again.",
         HOSTED: "check MEM0_API_KEY and the host in the store URL (mem0://<host>, or mem0+http://<host>:<port> "
         "for a server on this machine; docs/hosted.md), and that mem0ai is installed.",
+        DATABASE: f"check that the PostgreSQL server of {display_url(url)} is running and reachable from here, that the "
+        "database exists (createdb) and that its user may create tables in it (docs/stores.md).",
     }
     return fixes.get(
         problem, f"check that {path or url} is a SQLite store you can read and write; rerun with --debug for details."

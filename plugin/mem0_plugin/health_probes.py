@@ -31,7 +31,7 @@ from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
 from .records import Memory, new_memory_id
 from .store import SqliteStore, open_store
-from .store_url import parse_store_url
+from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url
 from .timeutil import format_timestamp, utc_now
 
 SEARCH_QUERY = "health check"
@@ -53,9 +53,10 @@ def can_create_in(directory: Path) -> bool:
 
 
 def diagnose(path: Path | None, error: str) -> str:
-    """Why the store at `path` failed with `error`: one of the `health` problem constants."""
+    """Why the store at `path` failed with `error`: one of the `health` problem constants (a
+    store with no path is a PostgreSQL database)."""
     if path is None:
-        return health.BAD_URL
+        return health.DATABASE
     text = error.replace(str(path), "").replace(str(path.parent), "").lower().replace("-", "")
     if "database is locked" in text or "database table is locked" in text or "busy" in text:
         return health.LOCKED
@@ -144,6 +145,8 @@ def open_store_probe(
         return health.StoreProbe(url, None, problem=health.BAD_URL, error=str(exc)), None
     if location.hosted is not None and identity is not None:
         return _open_hosted_probe(url, identity, readonly)
+    if location.scheme == POSTGRESQL:
+        return _open_database(location, readonly=readonly)
     path = location.path
     blocker = _nearest_existing(path.parent)
     if explicit and not path.exists():
@@ -174,6 +177,23 @@ def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[he
     except Mem0PluginError as exc:
         return health.StoreProbe(url, None, problem=health.HOSTED, error=str(exc)), None
     return health.StoreProbe(url, store.path), store
+
+
+def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
+    """Open a PostgreSQL store (docs/stores.md): its URL is shown without its password."""
+    shown = display_url(location.url)
+    try:
+        store = open_store(location, readonly=readonly)
+    except StoreError as exc:
+        return health.StoreProbe(shown, None, problem=health.DATABASE, error=str(exc)), None
+    return health.StoreProbe(shown, None), store
+
+
+def open_readonly(location: StoreLocation) -> SqliteStore:
+    """The store read-only, leaving no file beside an SQLite one (`SnapshotStore`)."""
+    if location.scheme == POSTGRESQL or location.hosted is not None:
+        return open_store(location, readonly=True)
+    return SnapshotStore(location.path, readonly=True)
 
 
 def count_memories(store: SqliteStore, identity: Identity) -> int:
@@ -231,7 +251,7 @@ def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return (health.HOSTED if store.scheme == "mem0" else diagnose(store.path, str(exc))), str(exc)
+        return (health.HOSTED if store.scheme == "mem0" else diagnose(getattr(store, "path", None), str(exc))), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""

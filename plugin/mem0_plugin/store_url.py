@@ -7,7 +7,8 @@
 * ``mem0://`` (the Mem0 platform at the SDK's default host), ``mem0://<host>[:port][/path]``
   (https), ``mem0+http://<host>[:port][/path]`` (plain http, for a server on this machine):
   a project on the Mem0 platform through mem0ai's `MemoryClient` (docs/hosted.md);
-* ``postgresql://…``: recognised, not supported yet (a clear error);
+* ``postgresql://…`` (or ``postgres://…``): a PostgreSQL database, in libpq's URL form
+  (docs/stores.md); its `path` is unused;
 * anything else: an error naming the forms above.
 
 An explicit store (`--store`, `MEM0_STORE`) whose directory does not exist is an error
@@ -19,6 +20,7 @@ touched here but for the existence check.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -26,13 +28,11 @@ from urllib.parse import urlsplit
 from .errors import ConfigError
 
 SQLITE = "sqlite"
-LATER_SCHEMES = {
-    "postgresql": "PostgreSQL stores",
-    "postgres": "PostgreSQL stores",
-}
+POSTGRESQL = "postgresql"
+POSTGRES_SCHEMES = ("postgresql", "postgres")
 HOSTED_SCHEMES = {"mem0": "https", "mem0+https": "https", "mem0+http": "http"}
 HOSTED_FORMS = "mem0://, mem0://<host>[:port][/path] (https) or mem0+http://<host>[:port][/path]"
-FORMS = "sqlite:////<absolute path>, sqlite:///<relative path> or a plain file path"
+FORMS = "sqlite:////<absolute path>, sqlite:///<relative path>, a plain file path or postgresql://…"
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,10 @@ class HostedAddress:
 
 @dataclass(frozen=True)
 class StoreLocation:
-    """Where a store is: its URL as given, and the absolute path of its SQLite file (for a hosted
-    store, `hosted` says where the project is and `path` is unused: the local mirror's file is
-    chosen when it opens)."""
+    """Where a store is: its URL as given, and the absolute path of its SQLite file (for a
+    PostgreSQL store, `scheme` is "postgresql" and `path` is unused; for a hosted store, `hosted`
+    says where the project is and `path` is unused: the local mirror's file is chosen when it
+    opens)."""
 
     url: str
     path: Path
@@ -55,11 +56,17 @@ class StoreLocation:
     hosted: HostedAddress | None = None
     home: Path | None = None  # hosted: where the local mirror lives (`<home>/cache/`)
     user_id: str | None = None  # hosted: whose memories the mirror holds
+    scheme: str = SQLITE
 
 
 def sqlite_url(path: Path) -> str:
     """The URL of an SQLite file: ``sqlite:///`` + its absolute path (so four slashes)."""
     return f"sqlite:///{Path(path).absolute()}"
+
+
+def display_url(url: str) -> str:
+    """`url` as it may be shown: a password in it (``postgresql://user:secret@host``) masked."""
+    return re.sub(r"(://[^:/@?]+):[^@/?]*@", r"\1:***@", url)
 
 
 def _scheme(url: str) -> str | None:
@@ -76,11 +83,8 @@ def parse_store_url(url: str, *, explicit: bool = True) -> StoreLocation:
         return StoreLocation(url, _absolute(Path(url).expanduser()), explicit)
     if scheme in HOSTED_SCHEMES:
         return StoreLocation(url, Path(), explicit, hosted=parse_hosted(url, HOSTED_SCHEMES[scheme]))
-    if scheme in LATER_SCHEMES:
-        raise ConfigError(
-            f"store URL scheme {scheme!r} is not supported yet ({LATER_SCHEMES[scheme]} "
-            f"come in a later release); use {FORMS}"
-        )
+    if scheme in POSTGRES_SCHEMES:
+        return StoreLocation(url, Path(), explicit, scheme=POSTGRESQL)
     if scheme != SQLITE:
         raise ConfigError(f"store URL scheme {scheme!r} is not supported; use {FORMS}, or {HOSTED_FORMS}")
     rest = url[len("sqlite://") :]
@@ -127,7 +131,7 @@ def _absolute(path: Path) -> Path:
 def check_directory(location: StoreLocation) -> None:
     """An explicit store's directory must exist: a typo must not start a new empty store."""
     folder = location.path.parent
-    if not location.explicit or location.hosted is not None or folder.is_dir():
+    if location.scheme != SQLITE or not location.explicit or location.hosted is not None or folder.is_dir():
         return
     raise ConfigError(
         f"the store's directory does not exist: {folder}{_slashes_hint(location.url)}; "

@@ -11,6 +11,7 @@ from .importer import parse_records
 from .operations import Caller
 from .records import Memory, memory_from_record
 from .sanitize import inert_json
+from .store import SqliteStore
 from .stored_features import encode_all
 from .timeutil import format_timestamp, utc_now
 from .wording import memories as count_memories
@@ -92,3 +93,48 @@ def export_lines(caller: Caller, *, all_projects: bool = False) -> Iterator[str]
     app = None if all_projects else caller.identity.project_id
     for memory in caller.store.iter_scope(caller.user_id, app):
         yield inert_json(json.dumps(memory.to_dict(), ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    copied: int
+    already_present: int
+    history_rows: int
+
+    def summary(self, target: str) -> str:
+        return (
+            f"Copied {count_memories(self.copied)} with {self.history_rows} history rows to {target} "
+            f"({self.already_present} already present)."
+        )
+
+
+def copy_scope(caller: Caller, target: SqliteStore, *, all_projects: bool = False) -> CopyResult:
+    """Copy the scope's memories into `target` as they are (ids, times, lifecycle, version),
+    each with its whole history, and the history of its deleted memories (for restore), in
+    one transaction of the target (docs/stores.md, "Moving a store"). Ids already in the
+    target are left alone. Dream's run list and the vectors stay behind (the target embeds
+    its memories again: `mem0-memories embed`)."""
+    source, user = caller.store, caller.user_id
+    app = None if all_projects else caller.identity.project_id
+    memories = list(source.iter_scope(user, app))
+    present = {memory.id for memory in memories}
+    deleted = [i for i in source.history_ids(user) if i not in present and _deleted_in_scope(source, user, i, app)]
+    copied = skipped = rows = 0
+    with target.write() as writer:
+        for memory in memories:
+            if writer.exists(memory.id):
+                skipped += 1
+                continue
+            writer.put(memory)
+            rows += writer.copy_history(user, source.history(user, memory.id))
+            copied += 1
+        for memory_id in deleted:
+            if not writer.exists(memory_id) and not writer.has_history(user, memory_id):
+                rows += writer.copy_history(user, source.history(user, memory_id))
+    return CopyResult(copied, skipped, rows)
+
+
+def _deleted_in_scope(store: SqliteStore, user: str, memory_id: str, app: str | None) -> bool:
+    """A deleted memory's history belongs to the scope its last record was in."""
+    records = [e.before for e in store.history(user, memory_id) if e.after is None and e.before]
+    return bool(records) and (app is None or records[-1].get("app_id") == app)

@@ -180,7 +180,7 @@ def embedder_check(identity: Identity, store_ok: bool, semantic: Semantic) -> he
     counts = None
     if store_ok:
         try:
-            with probes.SnapshotStore(identity.store_location.path, readonly=True) as store:  # no side files
+            with probes.open_readonly(identity.store_location) as store:  # no side files
                 counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
         except Mem0PluginError:
             counts = None

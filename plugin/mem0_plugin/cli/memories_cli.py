@@ -22,6 +22,7 @@ from ..records import Memory
 from ..sanitize import inert_json, printable
 from ..secrets import mask
 from ..store import open_store
+from ..store_url import display_url, parse_store_url
 from ..wording import memories
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
@@ -174,6 +175,16 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     with _caller(args) as caller:
         return _write_export(args, transfer.export_lines(caller, all_projects=args.all_projects))
+
+
+def cmd_copy(args) -> int:
+    target_url = parse_store_url(args.to)
+    with _caller(args) as caller, open_store(target_url) as target:
+        if target.url == caller.store.url:
+            raise InvalidInputError("--to names the store the memories are in already")
+        result = transfer.copy_scope(caller, target, all_projects=args.all_projects)
+    print(result.summary(display_url(args.to)))
+    return 0
 
 
 def _write_export(args, lines: Iterator[str]) -> int:
@@ -358,6 +369,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(texts as stored, credentials included: a backup)",
     )
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.add_argument("--all-projects", action="store_true", help="every project of the user")
+    p = command(
+        "copy",
+        cmd_copy,
+        "copy every memory of the project, every state, with its history, into another store "
+        "(--to URL: an SQLite file or a PostgreSQL database): ids, times and lifecycle kept",
+    )
+    p.add_argument("--to", required=True, metavar="URL", help="the store to copy into")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     p = command("history", cmd_history, "show the change history of a memory")
     p.add_argument("id", help=ID_HELP)

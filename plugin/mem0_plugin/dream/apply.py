@@ -348,7 +348,7 @@ def apply_plan(
     if not steps:
         return outcome
     run_id = str(uuid.uuid4())
-    with apply_lock(store):
+    with apply_lock(store, (identity.user_id, identity.project_id)):
         with store.write() as writer:
             writer.journal_start(
                 run_id,
@@ -371,7 +371,7 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
     Waits for a run another process is applying right now (see the module docstring):
     that one is not interrupted, and finds nothing left open once it is done."""
-    with apply_lock(store):
+    with apply_lock(store, (identity.user_id, identity.project_id)):
         for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
             plan = plan_from_json(plan_json)
             resolutions = json.loads(resolutions_json)
@@ -384,8 +384,15 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
 
 @contextmanager
-def apply_lock(store: SqliteStore) -> Iterator[None]:
-    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too)."""
+def apply_lock(store: SqliteStore, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
+    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too).
+    A store with a lock of its own holds that one: PostgreSQL's advisory lock of the scope
+    (user, project), docs/stores.md."""
+    own = getattr(store, "apply_lock", None)
+    if own is not None:
+        with own(scope):
+            yield
+        return
     path = getattr(store, "path", None)
     if path is None:  # a store without a local file has nothing to share with another process here
         yield

@@ -166,7 +166,7 @@ def _write(writer: Writer, reversal: Reversal) -> None:
 def apply_undo(store: SqliteStore, identity: Identity, run_id: str) -> UndoPlan:
     """Undo the run in one transaction, computing it again inside; returns what was done.
     Nothing to reverse: nothing is written and the run is not marked."""
-    with apply_lock(store):
+    with apply_lock(store, (identity.user_id, identity.project_id)):
         with store.write() as writer:
             plan = plan_undo(store, store.dream_run(identity.user_id, identity.project_id, run_id))
             if not plan.reversals:

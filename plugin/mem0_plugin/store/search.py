@@ -33,6 +33,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ..text import overlap_score
+
 SEARCH_BUDGET = 8_000
 FIRST_BATCH = 24  # candidates read from `memories` at first (then 4x as many each time)
 FIRST_LIMIT = 256  # candidates ranked at first (ranking all costs about the same)
@@ -44,6 +46,29 @@ MAX_RANKED_TERMS = 200  # more distinct query words than this: candidates are re
 _LENGTH = "(CASE WHEN sz < x'80' THEN unicode(CAST(sz AS TEXT)) ELSE 128 END)"
 
 Query = Callable[[str, Sequence], list[tuple]]
+
+
+class Found:
+    """The scored rows of a lexical search (`text_hash, terms, *COLUMNS` rows, any store), by
+    key: scored as `text.overlap_score` (identical text: 1.0), ranked by score, `created_at`,
+    then id."""
+
+    def __init__(self, terms: frozenset[str], exact: str, threshold: float | None):
+        self.terms, self.exact, self.threshold = terms, exact, threshold
+        self.rows: dict[object, tuple[float, tuple]] = {}
+
+    def take(self, key: object, row: Sequence) -> None:
+        """Keep `row` (text hash, terms, then the memory's columns) if it scores above 0 and
+        the threshold."""
+        score = 1.0 if row[0] == self.exact else overlap_score(self.terms, frozenset(row[1].split()))
+        if score > 0 and (self.threshold is None or score >= self.threshold):
+            self.rows[key] = (score, tuple(row[2:]))
+
+    def ranking(self) -> list[tuple[float, tuple]]:
+        return sorted(self.rows.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
+
+    def kth_score(self, k: int) -> float | None:
+        return self.ranking()[k - 1][0] if len(self.rows) >= k else None
 
 
 def quote(term: str) -> str:

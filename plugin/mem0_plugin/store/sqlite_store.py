@@ -24,7 +24,7 @@ from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
-from ..store_url import StoreLocation, check_directory, parse_store_url, sqlite_url
+from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..text import overlap_score, significant_words
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
@@ -587,41 +587,38 @@ class SqliteStore:
         How candidates are found without reading every row that shares a common word:
         `store.search`. Results: the best `top_k` by score, ties by `created_at` then `id`.
         """
-        terms = significant_words(query)
         sql, params = self._where(user_id, where, mode)
-        exact = text_hash(query)
+        found = lexical.Found(significant_words(query), text_hash(query), threshold)
+        self._find_lexical(found, sql, params, top_k)
+        return [(row_to_memory(row), score) for score, row in found.ranking()[:top_k]]
+
+    def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
+        """Score into `found` every row in scope (`sql`) that may be among the best `top_k`."""
         light = f"rowid, text_hash, terms, {SELECT_COLUMNS}"
-        found: dict[int, tuple[float, tuple]] = {}  # rowid -> (score, row)
 
         def take(rows: list[tuple]) -> None:
             for row in rows:
-                score = 1.0 if row[1] == exact else overlap_score(terms, frozenset(row[2].split()))
-                if score > 0 and (threshold is None or score >= threshold):
-                    found[row[0]] = (score, row[3:])
-
-        def ranking() -> list[tuple[float, tuple]]:  # (score, created_at, id) order
-            return sorted(found.values(), key=lambda sr: (-sr[0], sr[1][7], sr[1][0]))
+                found.take(row[0], row[1:])
 
         take(
             self._query(
                 f"SELECT {light} FROM memories INDEXED BY memories_text_hash WHERE {sql} AND text_hash = ?",
-                [*params, exact],
+                [*params, found.exact],
             )
         )
-        if terms:
+        if found.terms:
             lexical.walk_candidates(
                 self._query,
-                sorted(terms),
+                sorted(found.terms),
                 lambda rowids: take(
                     self._query(
                         f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
                         [*rowids, *params],
                     )
                 ),
-                kth_score=lambda: ranking()[top_k - 1][0] if len(found) >= top_k else None,
-                threshold=threshold,
+                kth_score=lambda: found.kth_score(top_k),
+                threshold=found.threshold,
             )
-        return [(row_to_memory(row), score) for score, row in ranking()[:top_k]]
 
     # -- vectors (docs/embeddings.md) -------------------------------------------------
 
@@ -783,6 +780,15 @@ class SqliteStore:
         )
         return [_entry(row) for row in rows]
 
+    def history_ids(self, user_id: str) -> list[str]:
+        """Every memory id of the user that has a history (deleted memories' too), in order."""
+        return [
+            row[0]
+            for row in self._query(
+                "SELECT DISTINCT memory_id FROM history WHERE user_id = ? ORDER BY memory_id", (user_id,)
+            )
+        ]
+
     def journal_open_runs(self, user_id: str, app_id: str | None) -> list[tuple[str, str, str]]:
         """(run_id, plan JSON, resolutions JSON) of dream runs interrupted while applying."""
         return [
@@ -854,6 +860,10 @@ class SqliteStore:
 class Writer:
     """Write primitives inside one `SqliteStore.write()` transaction."""
 
+    # metadata.source; json_valid: a row whose metadata another tool left malformed is no
+    # reminder, not an error
+    SOURCE_SQL = "json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source')"
+
     def __init__(self, conn: sqlite3.Connection):
         self._conn = conn
         self.now = format_timestamp(utc_now())
@@ -903,11 +913,9 @@ class Writer:
 
     def active_by_source(self, user_id: str, app_id: str | None, source: str) -> list[Memory]:
         """Active memories of one project whose `metadata.source` is `source`, oldest first."""
-        # json_valid: a row whose metadata another tool left malformed is no reminder, not an error
         rows = self._execute(
             f"SELECT {SELECT_COLUMNS} FROM memories WHERE user_id = ? AND app_id IS ? AND lifecycle_state = 'active' "
-            "AND json_extract(CASE WHEN json_valid(metadata) THEN metadata END, '$.source') = ? "
-            "ORDER BY created_us, id",
+            f"AND {self.SOURCE_SQL} = ? ORDER BY created_us, id",
             (user_id, app_id, source),
         ).fetchall()
         return [row_to_memory(r) for r in rows]
@@ -933,6 +941,40 @@ class Writer:
         )
         self.record(memory.user_id, memory.id, event, actor, None, memory)
         return memory
+
+    def put(self, memory: Memory) -> None:
+        """Insert `memory` exactly as it is (version included) and write no history: a copy
+        from another store, which brings its history along (`copy_history`)."""
+        marks = ", ".join("?" * len(WRITE_COLUMNS))
+        self._execute(f"INSERT INTO memories ({', '.join(WRITE_COLUMNS)}) VALUES ({marks})", memory_to_row(memory))
+
+    def copy_history(self, user_id: str, entries: Iterable[HistoryEntry]) -> int:
+        """Append another store's history rows of the user as they are (event, actor, time,
+        records); returns how many."""
+        count = 0
+        for entry in entries:
+            self._execute(
+                "INSERT INTO history (memory_id, user_id, event, actor, at, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry.memory_id,
+                    user_id,
+                    entry.event,
+                    entry.actor,
+                    entry.at,
+                    json.dumps(entry.before, ensure_ascii=False) if entry.before is not None else None,
+                    json.dumps(entry.after, ensure_ascii=False) if entry.after is not None else None,
+                ),
+            )
+            count += 1
+        return count
+
+    def has_history(self, user_id: str, memory_id: str) -> bool:
+        return (
+            self._execute(
+                "SELECT 1 FROM history WHERE user_id = ? AND memory_id = ? LIMIT 1", (user_id, memory_id)
+            ).fetchone()
+            is not None
+        )
 
     def change(self, before: Memory, event: str, actor: str, **fields: Any) -> Memory:
         """Replace fields of `before` if its version is unchanged; bump version and updated_at
@@ -1117,13 +1159,18 @@ def _with_version(memory: Memory) -> dict:
 
 
 def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
-    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"). An explicit
-    store's directory must exist; the file is created on the first open (not read-only). A
-    ``mem0://`` location opens the hosted store (docs/hosted.md)."""
+    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"):
+    an SQLite file, a PostgreSQL database (docs/stores.md) or a project on the Mem0 platform
+    (``mem0://``, docs/hosted.md). An explicit SQLite store's directory must exist; the file
+    is created on the first open (not read-only)."""
     location = parse_store_url(where) if isinstance(where, str) else where
     if location.hosted is not None:
         from .hosted_store import open_hosted
 
         return open_hosted(location, readonly=readonly)
+    if location.scheme == POSTGRESQL:
+        from .postgres_store import PostgresStore
+
+        return PostgresStore(location.url, readonly=readonly)
     check_directory(location)
     return SqliteStore(location.path, readonly=readonly)

@@ -1,0 +1,329 @@
+"""`PostgresStore`: the store on a PostgreSQL database, for a team (docs/stores.md).
+
+The same interface and the same meaning as `SqliteStore`, whose reads and writes it reuses:
+its SQL is written once, with `?` marks, and `postgres_sql` turns it into PostgreSQL's
+(`%s` marks, `IS ?` as `IS NOT DISTINCT FROM`, no SQLite index hints). What differs is
+here: connections (a `psycopg_pool` pool, one connection per thread while it reads a
+snapshot or writes), full-text search (a `tsvector` column with a GIN index), the filter
+dialect (`store.postgres_filters`), and the locks:
+
+* every write transaction first takes one transaction-level advisory lock, so writers
+  queue one after another as they do on SQLite (`BEGIN IMMEDIATE`): the same guarantees
+  (an identical text stored once, conditional writes on the row version) with no
+  serialization failure or deadlock to retry;
+* dream's apply holds a session-level advisory lock for its whole duration
+  (`apply_lock`), the lock the SQLite store keeps in a file beside it: one apply at a time
+  per database, across every machine that uses it.
+
+A lost connection ends its transaction on the server: what it wrote is rolled back whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import StoreError
+from ..filters import CompiledFilter
+from ..store_url import display_url
+from . import search as lexical
+from .postgres_filters import postgres_filter
+from .postgres_migrations import migrate
+from .rows import SELECT_COLUMNS
+from .sqlite_store import ReadMode, SqliteStore, Writer
+
+WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
+POOL_SIZE = 8
+LEXICAL_MARGIN = 16  # ranked candidates read beyond top_k: the SQL order and the score may tie apart
+
+_HINT = re.compile(r"\s+INDEXED BY \w+")
+_IS_NOT = re.compile(r"\bIS NOT \?")
+_IS = re.compile(r"\bIS \?")
+_WHERE_1 = re.compile(r"\bWHERE 1\b")
+_cache: dict[str, str] = {}
+
+
+def postgres_sql(sql: str) -> str:
+    """SQLite-flavoured SQL of the stores (`?` marks) as PostgreSQL runs it."""
+    done = _cache.get(sql)
+    if done is None:
+        done = _HINT.sub("", sql).replace("%", "%%")
+        done = _IS_NOT.sub("IS DISTINCT FROM ?", done)
+        done = _IS.sub("IS NOT DISTINCT FROM ?", done)
+        done = _WHERE_1.sub("WHERE TRUE", done).replace("?", "%s")
+        if len(_cache) < 4096:
+            _cache[sql] = done
+    return done
+
+
+def apply_lock_key(user_id: str, project_id: str | None) -> int:
+    """The advisory lock key of one scope's dream apply: 64 bits of a hash of (user, project)."""
+    scope = f"mem0-dream-apply\0{user_id}\0{'' if project_id is None else '=' + project_id}"
+    return int.from_bytes(hashlib.sha256(scope.encode("utf-8", "surrogatepass")).digest()[:8], "big", signed=True)
+
+
+def _tsquery(terms: Iterable[str]) -> str:
+    """A tsquery matching any of `terms`, each a quoted lexeme (no parsing, no stemming)."""
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+class _Connection:
+    """A psycopg connection that speaks the stores' SQL (`postgres_sql`), as `Writer` expects
+    of a connection: `execute`, `executemany`, `in_transaction`."""
+
+    def __init__(self, conn: Any):
+        self.raw = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.raw.execute(postgres_sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        cursor = self.raw.cursor()
+        cursor.executemany(postgres_sql(sql), [tuple(r) for r in rows])
+        return cursor
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.raw.info.transaction_status != TransactionStatus.IDLE
+
+
+class PostgresWriter(Writer):
+    """`Writer` inside one `PostgresStore.write()` transaction: the few primitives whose SQL is
+    SQLite's own."""
+
+    SOURCE_SQL = "mem0_text(meta -> 'source')"  # NULL for unreadable metadata, as on SQLite
+
+    def optimize_search_index(self) -> None:
+        """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
+
+
+class PostgresStore(SqliteStore):
+    """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
+
+    scheme = "postgresql"
+
+    def __init__(self, url: str, *, readonly: bool = False):
+        self.url = url
+        self.readonly = readonly
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._views = 0
+        self._writing = False
+        self._pager = None
+        self._features_column = True
+        self._vector_indexes = {}
+        self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
+        self._pool = self._open_pool()
+
+    # -- connections --------------------------------------------------------------
+
+    def _open_pool(self) -> Any:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise StoreError("PostgreSQL stores need psycopg: pip install 'mem0-dream-plugin[postgres]'") from None
+        try:
+            with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+                if not self.readonly:
+                    migrate(conn)
+            pool = ConnectionPool(
+                self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
+            )
+            pool.open(wait=True, timeout=30)  # PoolTimeout is a psycopg.OperationalError
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the store {display_url(self.url)}: {_first_line(exc)}") from None
+        return pool
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """Rows of one read; outside a transaction, a read on a connection the server has
+        closed since (a restart, an idle timeout) is tried again once on a new one."""
+        import psycopg
+
+        bound = getattr(self._local, "conn", None)
+        for attempt in (1, 2):
+            try:
+                if bound is not None:
+                    return bound.execute(sql, params).fetchall()
+                with self._pool.connection() as raw:
+                    return _Connection(raw).execute(sql, params).fetchall()
+            except psycopg.OperationalError as exc:
+                if bound is not None or attempt == 2:
+                    raise StoreError(f"store read failed: {_first_line(exc)}") from None
+                self._pool.check()  # drop every other pooled connection the server closed too
+            except psycopg.Error as exc:
+                raise StoreError(f"store read failed: {_first_line(exc)}") from None
+        raise AssertionError("unreachable")
+
+    def _begin(self, *statements: tuple[str, tuple]) -> Any:
+        """A pool connection with `statements` run on it (its BEGIN ...). One the server has
+        closed since it was pooled is replaced, once: nothing was done on it yet."""
+        import psycopg
+
+        for attempt in (1, 2):
+            raw = self._pool.getconn()
+            try:
+                for sql, params in statements:
+                    raw.execute(sql, params or None)
+                return raw
+            except psycopg.OperationalError:
+                self._pool.putconn(raw)  # a broken connection is discarded by the pool
+                if attempt == 2:
+                    raise
+                self._pool.check()  # and every other one the server closed too
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def write(self, *, secure: bool = False) -> Iterator[Writer]:
+        """One transaction that holds the store's write lock; every change and its history row
+        commit together. `secure` changes nothing here (`scrub` clears what a purge leaves)."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        import psycopg
+
+        if getattr(self._local, "conn", None) is not None:
+            raise StoreError("store write failed: a transaction is already open in this thread")
+        try:
+            raw = self._begin((f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})", ()))  # one round trip
+            conn = self._local.conn = _Connection(raw)
+            self._views += 1
+            try:
+                self._check_apply_lock()
+                yield PostgresWriter(conn)  # type: ignore[arg-type]
+                raw.execute("COMMIT")
+            except BaseException:
+                _rollback(conn)
+                raise
+            finally:
+                self._local.conn = None
+                self._views += 1
+                self._pool.putconn(raw)
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read inside the block sees the store as of one moment (a repeatable-read
+        transaction on one connection)."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        import psycopg
+
+        try:
+            raw = self._begin(("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", ()))
+            conn = self._local.conn = _Connection(raw)
+            self._local.snapshot = self._views = self._views + 1
+            try:
+                yield
+            finally:
+                self._local.conn = None
+                self._local.snapshot = None
+                _rollback(conn)
+                self._pool.putconn(raw)
+        except psycopg.Error as exc:
+            raise StoreError(f"store read failed: {_first_line(exc)}") from None
+
+    def _view(self) -> tuple | None:
+        """Inside a snapshot: a token for it (nothing changes there). Outside, None: other
+        machines write without this process knowing, so nothing read is reused."""
+        snapshot = getattr(self._local, "snapshot", None)
+        return ("snapshot", id(self), snapshot) if snapshot is not None else None
+
+    def scrub(self) -> bool:
+        """VACUUM the tables a purge rewrote: their old row versions (the deleted text) go."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as raw:
+                for table in ("memories", "history", "dream_runs"):
+                    raw.execute(f"VACUUM {table}")
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+        return True
+
+    @contextmanager
+    def apply_lock(self, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
+        """Dream's apply lock of one (user, project) (docs/stores.md): held on a connection of
+        its own for the block; the server drops it if this process dies or loses the connection."""
+        import psycopg
+
+        key = apply_lock_key(*scope)
+        try:
+            with self._pool.connection() as raw:
+                raw.execute("SELECT pg_advisory_lock(%s)", (key,))
+                self._apply_holder = raw
+                try:
+                    yield
+                finally:
+                    self._apply_holder = None
+                    try:
+                        raw.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                    except psycopg.OperationalError:
+                        pass  # the connection is gone, and the lock with it
+        except psycopg.Error as exc:
+            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+
+    def _check_apply_lock(self) -> None:
+        """While this process holds dream's apply lock, every write first checks that the
+        connection holding it is alive: a run that lost it stops (the next run completes it)
+        instead of applying on beside another that took the lock since."""
+        import psycopg
+
+        holder = self._apply_holder
+        if holder is None:
+            return
+        try:
+            holder.execute("SELECT 1")
+        except psycopg.OperationalError:
+            raise StoreError(
+                "store write failed: the connection holding dream's apply lock was lost; "
+                "the next run completes the apply"
+            ) from None
+
+    # -- reads whose SQL differs ----------------------------------------------------
+
+    def _where(
+        self, user_id: str, where: CompiledFilter, mode: ReadMode, app_id: str | None = None
+    ) -> tuple[str, list]:
+        return super()._where(user_id, postgres_filter(where), mode, app_id)
+
+    def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
+        """Lexical search's candidates (docs/search.md): the GIN index finds the memories in
+        scope that hold a query word, PostgreSQL ranks them by the number of shared words
+        against their length (the order of `text.overlap_score`), and the best are scored as
+        on SQLite. Exhaustive: the top `top_k` by score, ties by `created_at` then `id`."""
+        light = f"text_hash, terms, {SELECT_COLUMNS}"
+        rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, found.exact])
+        if found.terms:
+            wanted = sorted(found.terms)
+            # the shared words counted once per candidate (LATERAL), its length is the tsvector's
+            shared = "(SELECT count(*) AS n FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
+            rows += self._query(
+                f"SELECT {light} FROM memories, LATERAL {shared} s WHERE {sql} AND terms_vector @@ ?::tsquery "
+                "ORDER BY (s.n * s.n)::float8 / greatest(length(terms_vector), s.n, 1) DESC, created_us, id LIMIT ?",
+                [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
+            )
+        for row in rows:
+            found.take(row[2], row)
+
+
+def _rollback(conn: _Connection) -> None:
+    if conn.in_transaction and not conn.raw.closed:
+        try:
+            conn.raw.execute("ROLLBACK")
+        except Exception:
+            pass
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
