@@ -145,6 +145,52 @@ def test_judge_plan_keeps_valid_answers_and_drops_the_others():
     assert [m.merged_text for m in applied.merges] == [MERGED] and applied.supersedes == ()
 
 
+GROUP_IDS = (uid(5), uid(6), uid(7))
+GROUP_TEXTS = (
+    "The checkout tax bug was fixed only once a failing test showed it",
+    "Reproduced the checkout coupon bug with a failing test, then fixed it",
+    "Before touching the checkout shipping code, wrote a failing test for the bug",
+)
+GROUP = Candidate(ids=GROUP_IDS, type="user_preference", texts=GROUP_TEXTS, similarity=0.36, question="synthesize")
+PATTERN = "Fixes a bug only after a failing test reproduces it"
+
+
+def test_a_group_is_asked_with_its_dated_observations_and_answered_with_a_pattern():
+    dates = {GROUP_IDS[0]: "2026-11-03", GROUP_IDS[2]: "2026-11-23"}
+    system, user = messages_for(GROUP, dates)
+    assert '"synthesize" | "leave"' in system["content"] and "independently support" in system["content"]
+    assert user["content"].splitlines()[2:5] == [
+        f"1. (2026-11-03) {json.dumps(GROUP_TEXTS[0])}",
+        f"2. (date unknown) {json.dumps(GROUP_TEXTS[1])}",
+        f"3. (2026-11-23) {json.dumps(GROUP_TEXTS[2])}",
+    ]
+    answer = read_answer(json.dumps({"decision": "synthesize", "text": PATTERN}), GROUP)
+    assert (answer.decision, answer.text, answer.ids) == ("synthesize", PATTERN, GROUP_IDS)
+    assert read_answer('{"decision": "leave", "text": null}', GROUP).decision == "leave"
+    for reply, message in [
+        (json.dumps({"decision": "synthesize", "text": GROUP_TEXTS[0] + "."}), "text repeats one of its sources"),
+        ('{"decision": "synthesize", "text": ""}', "text must be a non-empty string"),
+        ('{"decision": "merge", "merged_text": "x"}', "decision must be one of synthesize, leave"),
+        (json.dumps({"decision": "merge", "text": PATTERN}), "decision must be one of synthesize, leave"),
+    ]:
+        with pytest.raises(AnswerRefused, match=message):
+            read_answer(reply, GROUP)
+    with pytest.raises(AnswerRefused, match="has a text but its decision is not synthesize"):
+        read_answer(json.dumps({"decision": "supersede", "winner": "newer", "text": PATTERN}), CANDIDATE)
+
+
+def test_groups_are_asked_before_pairs_within_the_budget():
+    plan = Plan(
+        user_id="alice", project_id="acme-api", generated_at="2026-12-01T00:00:00Z", candidates=(CANDIDATE, GROUP)
+    )
+    judge, model = judge_with(json.dumps({"decision": "synthesize", "text": PATTERN}), budget=1)
+    judged = judge_plan(plan, judge, lambda _: None, {GROUP_IDS[0]: "2026-11-03"})
+    assert [c.decision for c in judged.candidates] == [None, "synthesize"]  # in their places
+    assert len(model.asked) == 1 and "1. (2026-11-03)" in model.asked[0][1]["content"]
+    [synthesis] = answered_plan(judged).synthesizes
+    assert (synthesis.ids, synthesis.text) == (GROUP_IDS, PATTERN)
+
+
 def test_settings_are_read_and_a_bad_section_is_one_line(tmp_path):
     assert read_settings(tmp_path) is None  # no file: no judge
     (tmp_path / "config.yaml").write_text("llm:\n  provider: none\n")

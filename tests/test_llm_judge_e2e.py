@@ -6,6 +6,7 @@ commands, the MCP server's write path, the model of meaning and the store are re
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 
 import pytest
 from dream_support import NOW, auto_summary, export, make_project, record, uid, write_jsonl
@@ -16,6 +17,8 @@ from mem0_plugin.judges.llm_judge import WritePathJudge
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.server import Resources
 from mem0_plugin.store import open_store
+from test_dream_synthesis import COUPON, HABIT, PATTERN, SHIPPING, TAX
+from test_dream_synthesis import RECORDS as HABIT_RECORDS
 
 E2E_OLD, E2E_NEW, STAGE_OLD, STAGE_NEW = uid(1), uid(2), uid(3), uid(4)
 E2E_TEXTS = (
@@ -156,3 +159,110 @@ def test_server_start_reads_no_llm_configuration_and_builds_no_model(mem0_home, 
         assert not caller.judge.built and chat.requests == []
     finally:
         caller.store.close()
+
+
+# -- synthesis groups (docs/judges.md, "Synthesis groups") --------------------------------
+
+
+MIGRATION = (uid(5), uid(6), uid(7))
+MIGRATION_TEXTS = (
+    "Ran the database migration on staging before the production deploy",
+    "Tested the schema migration on staging first, then the production deploy",
+    "Tried the orders migration on staging a day before the production deploy",
+)
+MIGRATION_RECORDS = [
+    record(memory_id, text, "task_learning", 0.8, created)
+    for memory_id, text, created in zip(
+        MIGRATION,
+        MIGRATION_TEXTS,
+        ("2026-11-05T10:00:00+00:00", "2026-11-16T10:00:00+00:00", "2026-11-25T10:00:00+00:00"),
+    )
+]
+
+
+@pytest.fixture
+def habits(tmp_path, mem0_home, run_cli):
+    """A project whose candidates are habit groups (words find them: no model of meaning)."""
+
+    def make(records: list[dict]):
+        path = make_project(tmp_path / "habits")
+        done = run_cli("mem0-memories", "import", str(write_jsonl(tmp_path / "habits.jsonl", records)), cwd=str(path))
+        assert done.returncode == 0, done.stderr
+        return path
+
+    return make
+
+
+def judged_line(asked: int, actions: int, dropped: int, failed: int = 0) -> str:
+    return f"  judge_asked={asked}  judge_actions={actions}  judge_dropped={dropped}  judge_failed={failed}"
+
+
+def habit_or_leave(user_message: str) -> str:
+    """The model's replies: the failing-test group is a habit; the migration group is left."""
+    if "failing test" in user_message:
+        return json.dumps({"decision": "synthesize", "text": PATTERN})
+    return '{"decision": "leave", "reason": "one routine, maybe"}'
+
+
+def test_auto_has_the_model_write_a_habit_once_a_week_and_undo_retires_it(run_cli, habits, mem0_home):
+    project = habits(HABIT_RECORDS + MIGRATION_RECORDS)
+    server = ChatServer(habit_or_leave)
+
+    def auto_at(now: str) -> str:
+        done = run_cli("mem0-dream", "--auto", "--now", now, cwd=str(project))
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    try:
+        (mem0_home / "config.yaml").write_text(server.config_yaml())
+        first = auto_at(NOW)
+        asked_first = len(server.requests)
+        memories = export(run_cli)
+        [made] = [m for m in memories.values() if m["memory"] == PATTERN]
+        same_week = auto_at("2026-12-04T00:00:00+00:00")  # (the synthesis is dated by the clock)
+        week_later = auto_at((datetime.fromisoformat(made["created_at"]) + timedelta(days=7)).isoformat())
+    finally:
+        server.close()
+    assert first == auto_summary(0, 0, 0) + "  synthesized=1" + judged_line(2, 1, 0)
+    assert same_week == auto_summary(0, 0, 0) + judged_line(0, 0, 0)  # the week's synthesis is done
+    assert week_later == auto_summary(0, 0, 0) + judged_line(1, 0, 0)  # the group left is asked again
+    assert asked_first == 2 and len(server.requests) == 3
+    system, user = server.requests[1]["body"]["messages"]
+    assert '"synthesize" | "leave"' in system["content"] and "must not restate one observation" in system["content"]
+    assert f"1. (2026-11-03) {json.dumps(HABIT[0])}" in user["content"]
+    assert f"3. (2026-11-23) {json.dumps(HABIT[2])}" in user["content"]
+    assert MIGRATION_TEXTS[0] in server.requests[2]["body"]["messages"][1]["content"]
+
+    assert made["source_memory_ids"] == [TAX, COUPON, SHIPPING]
+    assert made["metadata"]["source"] == "mem0-dream-synthesis" and made["metadata"]["type"] == "user_preference"
+    assert {memories[i]["lifecycle_state"] for i in (TAX, COUPON, SHIPPING, *MIGRATION)} == {"active"}
+
+    [run] = json.loads(run_cli("mem0-dream", "--runs", "--json", cwd=str(project)).stdout)
+    assert (run["mode"], run["synthesized"]) == ("auto", 1)
+    undone = run_cli("mem0-dream", "--undo", run["run_id"], "--yes", cwd=str(project))
+    assert undone.returncode == 0 and undone.stdout.endswith("restored: 0, retired: 1, left alone: 0\n")
+    assert PATTERN not in {m["memory"] for m in export(run_cli).values()}
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (json.dumps({"decision": "synthesize", "text": HABIT[1].upper() + "."}), "text repeats one of its sources"),
+        (json.dumps({"decision": "synthesize", "text": "  "}), "text must be a non-empty string"),
+        (json.dumps({"decision": "synthesize"}), "decision synthesize needs a text"),
+        (json.dumps({"decision": "merge", "merged_text": PATTERN}), "decision must be one of synthesize, leave"),
+    ],
+)
+def test_auto_drops_a_bad_answer_about_a_group(run_cli, habits, mem0_home, reply, why):
+    project = habits(HABIT_RECORDS)
+    server = ChatServer(lambda _: reply)
+    try:
+        (mem0_home / "config.yaml").write_text(server.config_yaml())
+        done = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project))
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == auto_summary(0, 0, 0) + judged_line(1, 0, 1)
+    [note] = done.stderr.splitlines()
+    assert note.startswith(f"mem0-dream: the judge's answer about {TAX} was dropped") and why in note
+    assert len(export(run_cli)) == len(HABIT_RECORDS)  # nothing written

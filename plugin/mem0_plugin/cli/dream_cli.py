@@ -24,6 +24,7 @@ from ..dream.pipeline import make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
+from ..dream.synthesis import observation_dates
 from ..dream.undo import LeftAlone, apply_undo, plan_undo
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
@@ -221,7 +222,8 @@ def _auto_run(args, identity: Identity) -> int:
             return 0
         judge = _judge(identity)
         if judge is not None and plan.candidates:
-            plan = answered_plan(judge_plan(plan, judge, lambda answer: answer_problem(store, plan, answer)))
+            dates = observation_dates(prepared.fetched.memories, plan.candidates)
+            plan = answered_plan(judge_plan(plan, judge, lambda answer: answer_problem(store, plan, answer), dates))
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
         store_new_features(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr

@@ -1,28 +1,29 @@
 """A language model's answer to a candidate (docs/judges.md): the messages that ask it, and the
 strict reading of what comes back. Pure.
 
-`messages_for(candidate)` asks for one JSON object and nothing else. `read_answer(text,
-candidate)` accepts exactly that — an object with ``decision`` (merge, supersede, conflict,
-leave) and, as the decision needs, ``merged_text`` or ``winner`` (``"older"``, ``"newer"`` or
-one of the ids); a null value counts as absent and a ``reason`` string is allowed and ignored;
-one Markdown code fence around the object is tolerated — and then puts the answer through the
-very check an agent's answer in a plan file goes through (`plan_checks.CandidateItem`: the
-decision's keys, a winner among the ids, a merged text keeping every literal). Anything else
-raises `AnswerRefused` with one line: the answer is dropped, never applied.
-
-A new question (synthesis: the answer's ``text``) adds its wording to `_ASKED` and its key
-to `ANSWER_KEYS`.
+`messages_for(candidate, dates)` asks for one JSON object and nothing else: about a pair, its
+two texts; about a synthesis group (docs/dream.md, "Synthesis"), its numbered observations with
+their dates. `read_answer(text, candidate)` accepts exactly that — an object with ``decision``
+(merge, supersede, conflict, leave for a pair; synthesize or leave for a group) and, as the
+decision needs, ``merged_text``, ``winner`` (``"older"``, ``"newer"`` or one of the ids) or
+``text`` (the pattern); a null value counts as absent and a ``reason`` string is allowed and
+ignored; one Markdown code fence around the object is tolerated — and then puts the answer
+through the very check an agent's answer in a plan file goes through
+(`plan_checks.CandidateItem`: the decision's keys, a winner among the ids, a merged text
+keeping every literal, a pattern that is not one of its sources again). Anything else raises
+`AnswerRefused` with one line: the answer is dropped, never applied.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from .plan import DECISIONS, Candidate
 
-ANSWER_KEYS = ("decision", "merged_text", "winner")
+ANSWER_KEYS = ("decision", "merged_text", "winner", "text")
 IGNORED_KEYS = ("reason",)
 MAX_ANSWER_CHARS = 20_000
 _FENCE = re.compile(r"\A```(?:json)?\s*\n?(.*?)\n?```\Z", re.DOTALL)
@@ -36,6 +37,12 @@ Decide what the newer one is to the older one:
 Answer with one JSON object and nothing else:
 {"decision": "merge" | "supersede" | "conflict" | "leave", "merged_text": "..." (merge only), "winner": "newer" | "older" (supersede only)}"""
 
+SYNTHESIS_SYSTEM = """You read observations that a software project's assistant wrote down on different occasions (different days or sessions), and decide whether together they show a pattern: a habit, a way of working or a preference that holds across them.
+- "synthesize": the observations independently support one pattern that none of them states alone. Give "text": the pattern in one sentence, general enough to hold for every observation. It must not restate one observation, and must not add a fact that no observation supports.
+- "leave": anything else: related facts that show no habit, one event told several times, a pattern that only some of them show, or you are not sure.
+Answer with one JSON object and nothing else:
+{"decision": "synthesize" | "leave", "text": "..." (synthesize only)}"""
+
 _ASKED = {
     "merge": "They look like the same fact.",
     "supersede": "The newer one may replace the older one's value.",
@@ -47,8 +54,11 @@ class AnswerRefused(Exception):
     """The model's answer is not a valid answer to the candidate (one line: why)."""
 
 
-def messages_for(candidate: Candidate) -> list[dict[str, str]]:
-    """The chat messages that put `candidate` to a language model."""
+def messages_for(candidate: Candidate, dates: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """The chat messages that put `candidate` to a language model; `dates` (by id, as
+    ``YYYY-MM-DD``) dates a group's observations."""
+    if candidate.question == "synthesize":
+        return _group_messages(candidate, dates or {})
     older, newer = candidate.texts
     user = (
         f"Type of memory: {candidate.type}\n"
@@ -57,6 +67,22 @@ def messages_for(candidate: Candidate) -> list[dict[str, str]]:
         f"{_ASKED.get(candidate.question, '')} Answer with the JSON object only."
     )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def _group_messages(candidate: Candidate, dates: Mapping[str, str]) -> list[dict[str, str]]:
+    """A synthesis group: its observations numbered, oldest first, each with its date."""
+    from .synthesis import MAX_PATTERN_CHARS
+
+    lines = [f"Type of memory: {candidate.type}", f"{len(candidate.ids)} observations, oldest first:"]
+    for number, (memory_id, text) in enumerate(zip(candidate.ids, candidate.texts), start=1):
+        when = dates.get(memory_id, "date unknown")
+        lines.append(f"{number}. ({when}) {json.dumps(text, ensure_ascii=False)}")
+    lines.append(
+        "Do they independently show one pattern? If so, state it in one sentence (at most "
+        f"{MAX_PATTERN_CHARS} characters) that is none of the observations again; else leave. "
+        "Answer with the JSON object only."
+    )
+    return [{"role": "system", "content": SYNTHESIS_SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
 
 
 def read_answer(text: object, candidate: Candidate) -> Candidate:

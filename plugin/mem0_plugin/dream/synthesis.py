@@ -113,6 +113,19 @@ def cited_by_syntheses(memories: Iterable[Memory]) -> set[str]:
     return {i for m in memories if m.source == SYNTHESIS_SOURCE for i in m.source_memory_ids}
 
 
+def observation_dates(memories: Iterable[Memory], candidates: Iterable[Candidate]) -> dict[str, str]:
+    """The UTC date (``YYYY-MM-DD``) of each observation of the synthesis groups among
+    `candidates`, by id: what a language model is shown beside each text (docs/judges.md)."""
+    wanted = {i for c in candidates if c.question == "synthesize" for i in c.ids}
+    dates: dict[str, str] = {}
+    for memory in memories:
+        if memory.id in wanted:
+            created = parse_created(memory.created_at)
+            if created is not None:
+                dates[memory.id] = created.date().isoformat()
+    return dates
+
+
 def restates_a_source(text: str, sources: Iterable[str]) -> bool:
     """Whether a pattern's text is one of its sources again (case and spacing aside)."""
     folded = _fold(text)

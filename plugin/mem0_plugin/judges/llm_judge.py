@@ -2,7 +2,8 @@
 section the first time a candidate needs judging (never at start), and each call runs within
 a timeout and a budget of calls.
 
-`LlmJudge.answer(candidate)` asks with `answers.messages_for`, reads the reply strictly
+`LlmJudge.answer(candidate, dates)` asks with `answers.messages_for` (a pair, or a synthesis
+group with its observations' dates), reads the reply strictly
 (`answers.read_answer`: the same check as an agent's answer) and returns the answered
 candidate, or None — over its budget of calls or of seconds, resting after a failure, no
 model, a call that raised or timed out, an answer refused — and the rules alone decide. A failed call (an exception or the
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -146,7 +147,7 @@ class LlmJudge:
                 self._builder = threading.Thread(target=self._build, name="mem0-judge-build", daemon=True)
                 self._builder.start()
 
-    def answer(self, candidate: Candidate) -> Candidate | None:
+    def answer(self, candidate: Candidate, dates: Mapping[str, str] | None = None) -> Candidate | None:
         if not self._may_call():
             return None
         llm = self.model(wait=self.wait_for_build)
@@ -156,7 +157,7 @@ class LlmJudge:
             self.tally.asked += 1
         try:
             text = call_within(
-                lambda: llm.generate_response(messages=messages_for(candidate), response_format=RESPONSE_FORMAT),
+                lambda: llm.generate_response(messages=messages_for(candidate, dates), response_format=RESPONSE_FORMAT),
                 self.timeout,
             )
         except Exception as exc:  # the provider's errors (network, quota, model) or the timeout
