@@ -232,7 +232,8 @@ def test_unsupported_store_url(run_cli, tmp_path):
     assert done.returncode == 1
     assert (
         "FAIL  Store            store URL scheme 'mysql' is not supported; use sqlite:////<absolute path>, "
-        "sqlite:///<relative path>, a plain file path or postgresql://…\n"
+        "sqlite:///<relative path>, a plain file path or postgresql://…, or mem0://, "
+        "mem0://<host>[:port][/path] (https) or mem0+http://<host>[:port][/path]\n"
     ) in done.stdout
     assert "- Store: set --store or MEM0_STORE to sqlite:////<absolute path> (four slashes)" in done.stdout
 

@@ -117,6 +117,7 @@ class PostgresStore(SqliteStore):
         self._writing = False
         self._pager = None
         self._features_column = True
+        self._vector_counts = False  # no trigger-kept counts table here: vector indexes count rows
         self._vector_indexes = {}
         self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
         self._pool = self._open_pool()
