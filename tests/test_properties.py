@@ -373,8 +373,12 @@ def test_analysis_invariants_on_random_memory_sets(memories, rng, policy):
         assert memory.lifecycle_state == "active" and not memory.immutable
         assert memory.metadata.get("pinned") is not True and memory.metadata.get("exclude_from_dream") is not True
         assert memory.metadata.get("source") != "mem0-dream-auto"
-    assert set(plan.fingerprints) == set(named)
-    assert all(plan.fingerprints[i] == str(by_id[i].version) for i in named)
+    # candidates (pairs and synthesis groups for a judge) are fingerprinted too, and share no
+    # memory with an action or with one another
+    asked = [i for candidate in plan.candidates for i in candidate.ids]
+    assert len(asked) == len(set(asked)) and not set(asked) & set(named)
+    assert set(plan.fingerprints) == set(named) | set(asked)
+    assert all(plan.fingerprints[i] == str(by_id[i].version) for i in plan.fingerprints)
 
     # an action never spans two types; a merge keeps every significant word of its sources
     for merge in plan.merges:
