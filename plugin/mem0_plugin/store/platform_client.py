@@ -98,9 +98,14 @@ class Platform:
             status = _status(exc)
             if status == 404:
                 raise NotFoundError(f"{what}: not found on the Mem0 platform") from None
-            if status in (401, 403):
+            if status == 401:
                 raise ConfigError(
                     f"the Mem0 platform at {self.host} refused {what} ({status}): check {API_KEY_ENV}"
+                ) from None
+            if status == 403:  # a valid key, another user (or project) than it may touch
+                raise ConfigError(
+                    f"the Mem0 platform at {self.host} refused {what} ({status}): the key in {API_KEY_ENV} "
+                    f"may not touch this user or project; check {API_KEY_ENV}, --user-id and --project-id"
                 ) from None
             shown = f"HTTP {status}" if status else type(exc).__name__
             raise StoreError(f"the Mem0 platform at {self.host} failed {what} ({shown}): {exc}") from None
