@@ -79,6 +79,25 @@ class Semantic:
                     return False
         return True
 
+    def load_soon(self) -> None:
+        """Start loading the model on a thread of its own, for a caller that will soon need it and
+        has other work first (dream reads the memories meanwhile: onnxruntime builds its session
+        without holding the interpreter lock). `available` and `embed` wait for it. A failure is
+        not said here: `available` retries and says it when the model is actually needed. The
+        thread is not a daemon, so a process never exits in the middle of a load
+        (docs/embeddings.md, "Where vectors are made")."""
+        load = getattr(self.embedder, "load", None)
+        if load is None or self._loaded:
+            return
+
+        def run() -> None:
+            try:
+                load()
+            except EmbedderUnavailable:
+                pass
+
+        threading.Thread(target=run, name="mem0-model-load").start()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray | None:
         """Vectors for `texts`, or None when semantic matching is (or just turned) off."""
         if not self.available():

@@ -163,6 +163,16 @@ def fetch_vectors(
     return vectors, len(missing)
 
 
+def load_model_if_needed(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> None:
+    """When a memory of the project lacks a vector, start loading the model now, so that it loads
+    while the memories are read (`Semantic.load_soon`); otherwise nothing loads (docs/embeddings.md)."""
+    if semantic is None or semantic.model_id is None:
+        return
+    lacking = getattr(store, "without_vectors", None)  # (a store that keeps no vectors has none)
+    if lacking is not None and lacking(identity.user_id, semantic.model_id, identity.project_id, limit=1):
+        semantic.load_soon()
+
+
 def make_plan(
     store: SqliteStore,
     identity: Identity,
@@ -190,6 +200,7 @@ def prepare_plan(
     vectors take part (`fetch_vectors`; stored when `store_vectors`). `weekly_synthesis`
     (`--auto`): synthesis candidates only when the last synthesis is a week old or more."""
     policy, source = step1_retention(identity.cwd)
+    load_model_if_needed(store, identity, semantic)
     with collector_paused():  # fetch builds a record per memory too
         fetched = fetch_with_features(store, identity, progress)
         vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)

@@ -125,17 +125,25 @@ class OnnxEmbedder:
         return unit_rows(out)
 
     def _run(self, loaded: _Loaded, batch: list[list[int]]) -> np.ndarray:
-        width = max(1, max(len(ids) for ids in batch))
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, tokens in enumerate(batch):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
+        ids, mask = padded(batch)
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in loaded.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
         hidden = loaded.session.run(None, feed)[0]
         if hidden.ndim == 2:  # a graph that pools itself
             return hidden
-        weights = mask[:, :, None].astype(np.float32)
-        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        weights = mask.astype(np.float32)
+        summed = np.einsum("bt,btd->bd", weights, hidden)  # the masked sum, without a (b, t, d) temporary
+        return summed / np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
+
+
+def padded(batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids padded with 0 to the batch's longest text, and the attention mask (1 on real
+    tokens), both int64: one concatenation and one comparison, no Python loop per row."""
+    lengths = np.fromiter((len(tokens) for tokens in batch), dtype=np.int64, count=len(batch))
+    width = max(1, int(lengths.max(initial=0)))
+    mask = (np.arange(width) < lengths[:, None]).astype(np.int64)
+    ids = np.zeros((len(batch), width), dtype=np.int64)
+    if lengths.any():
+        ids[mask.astype(bool)] = np.concatenate([np.asarray(tokens, dtype=np.int64) for tokens in batch if tokens])
+    return ids, mask
