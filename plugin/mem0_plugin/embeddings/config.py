@@ -22,11 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..config_file import read_config
+from ..errors import ConfigError
 from .base import Embedder, EmbedderUnavailable
 from .onnx_local import DEFAULT_MODEL, KNOWN_MODELS, OnnxEmbedder
 from .weights import ModelFiles, PinnedFile
 
-CONFIG_NAME = "config.yaml"
 OFF = frozenset({"none", "off", "lexical", "disabled"})
 LOCAL = "onnx-local"
 
@@ -58,17 +59,10 @@ class EmbedderSection(BaseModel):
 
 def read_section(home: Path) -> EmbedderSection:
     """The `embedder:` section (defaults when the file or the section is absent)."""
-    path = Path(home) / CONFIG_NAME
-    data: Any = {}
-    if path.is_file():
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise EmbedderUnavailable(f"{path} is not readable YAML: {str(exc).splitlines()[0]}") from None
-        if not isinstance(data, dict):
-            raise EmbedderUnavailable(f"{path} must hold a mapping")
+    try:
+        path, data = read_config(home)
+    except ConfigError as exc:
+        raise EmbedderUnavailable(str(exc)) from None
     section = data.get("embedder") or {}
     override = os.environ.get("MEM0_EMBEDDER", "").strip()
     if override:

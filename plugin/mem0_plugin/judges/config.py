@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..errors import Mem0PluginError
+from ..config_file import read_config
+from ..errors import ConfigError, Mem0PluginError
 
-CONFIG_NAME = "config.yaml"
 OFF = frozenset({"none", "off", "disabled"})
 
 
@@ -83,8 +83,10 @@ class JudgeSettings(BaseModel):
 def read_settings(home: Path) -> JudgeSettings | None:
     """The judge's settings, or None when no language model is configured. Raises
     `JudgeUnavailable` (one line) for a file or section that cannot work."""
-    path = Path(home) / CONFIG_NAME
-    data = _mapping(path)
+    try:
+        path, data = read_config(home)
+    except ConfigError as exc:
+        raise JudgeUnavailable(str(exc)) from None
     llm = data.get("llm")
     if llm is None or (isinstance(llm, dict) and str(llm.get("provider", "")).strip().lower() in OFF):
         return None
@@ -92,20 +94,6 @@ def read_settings(home: Path) -> JudgeSettings | None:
         return JudgeSettings.model_validate({"llm": llm, "judge": data.get("judge") or {}})
     except ValidationError as exc:
         raise JudgeUnavailable(f"{path}: {_describe(exc)}") from None
-
-
-def _mapping(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise JudgeUnavailable(f"{path} is not readable YAML: {str(exc).splitlines()[0]}") from None
-    if not isinstance(data, dict):
-        raise JudgeUnavailable(f"{path} must hold a mapping")
-    return data
 
 
 def _describe(exc: ValidationError) -> str:

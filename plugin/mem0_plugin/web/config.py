@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..config_file import read_config
 from ..errors import ConfigError
 
-CONFIG_NAME = "config.yaml"
 ALL = "*"
 KEY_PREFIX = "m0-"
 MIN_KEY_CHARS = 16
@@ -73,17 +72,7 @@ class ServerSection(BaseModel):
 
 def read_server_section(home: Path) -> ServerSection:
     """The `server:` section (no keys when the file or the section is absent)."""
-    path = Path(home) / CONFIG_NAME
-    data: Any = {}
-    if path.is_file():
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{path} is not readable YAML: {str(exc).splitlines()[0]}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{path} must hold a mapping")
+    path, data = read_config(home)
     try:
         return ServerSection.model_validate(data.get("server") or {})
     except ValidationError as exc:
