@@ -110,17 +110,16 @@ class PostgresStore(SqliteStore):
 
     def __init__(self, url: str, *, readonly: bool = False):
         self.url = url
-        self.readonly = readonly
-        self._lock = threading.RLock()
+        self._init_state(readonly)
         self._local = threading.local()
-        self._views = 0
-        self._writing = False
-        self._pager = None
-        self._features_column = True
-        self._vector_counts = False  # no trigger-kept counts table here: vector indexes count rows
-        self._vector_indexes = {}
         self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
         self._pool = self._open_pool()
+
+    def _has_features_column(self) -> bool:
+        return True  # its first migration has it
+
+    def _counts_vectors(self) -> bool:
+        return False  # no trigger-kept counts table here: vector indexes count rows
 
     # -- connections --------------------------------------------------------------
 

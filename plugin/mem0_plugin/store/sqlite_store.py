@@ -178,10 +178,14 @@ class SqliteStore:
 
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
-        self.readonly = readonly
         self.url = sqlite_url(self.path)
-        self._lock = threading.RLock()
+        self._init_state(readonly)
         self._conn = self._connect()
+
+    def _init_state(self, readonly: bool) -> None:
+        """What a store keeps between calls, whatever its database (a PostgreSQL store too)."""
+        self.readonly = readonly
+        self._lock = threading.RLock()
         self._views = 0  # bumped whenever what this connection sees may change (see _view)
         self._writing = False
         self._pager: _Pager | None = None
