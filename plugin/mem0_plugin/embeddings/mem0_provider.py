@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from ..mem0_factories import first_line, mem0_factory
 from .base import EmbedderUnavailable, capped, unit_rows
 
 BATCH_SIZE = 64
-MEM0_EXTRA = "pip install 'mem0-dream-plugin[mem0]'"
 
 
 class Mem0ProviderEmbedder:
@@ -42,7 +42,7 @@ class Mem0ProviderEmbedder:
         try:
             return factory.create(self.provider, self.config, None)
         except Exception as exc:  # the provider's own errors: missing packages, bad config
-            raise EmbedderUnavailable(f"mem0 embedder {self.provider!r}: {_first_line(exc)}") from None
+            raise EmbedderUnavailable(f"mem0 embedder {self.provider!r}: {first_line(exc)}") from None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._instance is None:
@@ -53,7 +53,7 @@ class Mem0ProviderEmbedder:
                 chunk = [capped(t).replace("\n", " ") for t in texts[start : start + BATCH_SIZE]]
                 rows += [list(v) for v in self._instance.embed_batch(chunk, "add")]
         except Exception as exc:  # network, quota, model errors of the provider
-            raise EmbedderUnavailable(f"mem0 embedder {self.provider!r} failed: {_first_line(exc)}") from None
+            raise EmbedderUnavailable(f"mem0 embedder {self.provider!r} failed: {first_line(exc)}") from None
         if not rows:
             return np.zeros((0, self.dims), dtype=np.float32)
         matrix = unit_rows(np.asarray(rows, dtype=np.float32))
@@ -63,19 +63,6 @@ class Mem0ProviderEmbedder:
 
 def embedder_factory(provider: str) -> Any:
     """mem0's `EmbedderFactory`; `EmbedderUnavailable` naming the extra when mem0ai is not installed."""
-    try:
-        from mem0.utils.factory import EmbedderFactory
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] != "mem0":
-            raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
-        raise EmbedderUnavailable(
-            f"embedder provider {provider!r} needs the mem0ai package (not installed): {MEM0_EXTRA}"
-        ) from None
-    except Exception as exc:  # mem0 installed but broken (a dependency missing or too old)
-        raise EmbedderUnavailable(f"mem0 embedder {provider!r}: {_first_line(exc)}") from None
-    return EmbedderFactory
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:200]
+    return mem0_factory(
+        "EmbedderFactory", EmbedderUnavailable, f"mem0 embedder {provider!r}", f"embedder provider {provider!r}"
+    )

@@ -24,9 +24,9 @@ from typing import Any, TypeVar
 from ..dream.answers import AnswerRefused, messages_for, read_answer
 from ..dream.asking import JudgeTally
 from ..dream.plan import Candidate
+from ..mem0_factories import first_line, mem0_factory
 from .config import JudgeSettings, JudgeUnavailable, read_settings
 
-MEM0_EXTRA = "pip install 'mem0-dream-plugin[mem0]'"
 REST_SECONDS = 300.0
 RESPONSE_FORMAT = {"type": "json_object"}
 T = TypeVar("T")
@@ -72,20 +72,11 @@ def call_within(call: Callable[[], T], seconds: float) -> T:
 def build_llm(settings: JudgeSettings) -> Any:
     """The model of the `llm:` section, made by mem0's `LlmFactory` (not called)."""
     provider = settings.llm.provider
+    factory = mem0_factory("LlmFactory", JudgeUnavailable, f"llm provider {provider!r}")
     try:
-        from mem0.utils.factory import LlmFactory
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] != "mem0":
-            raise JudgeUnavailable(f"llm provider {provider!r}: {_first_line(exc)}") from None
-        raise JudgeUnavailable(
-            f"llm provider {provider!r} needs the mem0ai package (not installed): {MEM0_EXTRA}"
-        ) from None
-    except Exception as exc:  # mem0 installed but broken
-        raise JudgeUnavailable(f"llm provider {provider!r}: {_first_line(exc)}") from None
-    try:
-        return LlmFactory.create(provider, dict(settings.llm.config))
+        return factory.create(provider, dict(settings.llm.config))
     except Exception as exc:  # an unknown provider, its package missing, a config it refuses
-        raise JudgeUnavailable(f"llm provider {provider!r}: {_first_line(exc)}") from None
+        raise JudgeUnavailable(f"llm provider {provider!r}: {first_line(exc)}") from None
 
 
 class LlmJudge:
@@ -189,7 +180,7 @@ class LlmJudge:
             self.tally.failed += 1
             self._resting_until = time.monotonic() + REST_SECONDS
         self._note(
-            f"the judge failed on {candidate.ids[0]} ({self.settings.label}: {_first_line(exc)}); "
+            f"the judge failed on {candidate.ids[0]} ({self.settings.label}: {first_line(exc)}); "
             f"no call for {REST_SECONDS:g} s"
         )
 
@@ -248,8 +239,3 @@ class WritePathJudge:
                     )
                 self._read = True  # last: a thread that sees it sees the judge too
             return self._judge
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:200]
