@@ -83,15 +83,20 @@ def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
         _recover(store, identity)
-        plan = make_plan(
-            store,
-            identity,
-            _now(args),
-            progress=term.progress("Reading memories"),
-            analysis_progress=term.progress("Analysing memories"),
-            semantic=_semantic(identity),
-        )
+        plan = _watched_plan(args, identity, store, term)
         return run_interactive(term, store, identity, plan)
+
+
+def _watched_plan(args, identity: Identity, store: SqliteStore, term: Terminal) -> Plan:
+    """Dream's plan for the terminal, its reading and analysis shown as progress."""
+    return make_plan(
+        store,
+        identity,
+        _now(args),
+        progress=term.progress("Reading memories"),
+        analysis_progress=term.progress("Analysing memories"),
+        semantic=_semantic(identity),
+    )
 
 
 def _semantic(identity: Identity):
@@ -104,14 +109,7 @@ def _semantic(identity: Identity):
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
-        plan = make_plan(
-            store,
-            identity,
-            _now(args),
-            progress=term.progress("Reading memories"),
-            analysis_progress=term.progress("Analysing memories"),
-            semantic=_semantic(identity),
-        )
+        plan = _watched_plan(args, identity, store, term)
     if args.json:
         text = plan_to_json(plan)
         if args.output is not None and args.output != "-":
