@@ -173,6 +173,28 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         # ... but a statement added after it ends is more of the same fact
         ("Use pnpm for installs.", "Use pnpm for installs. It is much faster on CI.", 0.9, "merge"),
+        # one switch set on in one text and off in the other is a flip, written without a negation
+        (
+            "Set catchup=True on new DAGs so missed intervals are backfilled.",
+            "New DAGs must use catchup=False; backfills are run explicitly with airflow dags backfill instead.",
+            0.66,
+            "conflict",
+        ),
+        ("Keep debug: on for the staging workers.", "Keep debug: on for staging workers.", 0.97, "merge"),
+        # an identifier both name is their subject, even when no other word is shared
+        (
+            "Android minSdkVersion is 23.",
+            "minSdkVersion raised to 26 because the new biometrics library requires it.",
+            0.7,
+            "conflict",
+        ),
+        # "switched from A to B": a move away from what the older text says, however close the texts
+        (
+            "Package manager is npm; commit package-lock.json.",
+            "Switched from npm to pnpm; package-lock.json was deleted, commit pnpm-lock.yaml instead.",
+            0.7,
+            "conflict",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -328,6 +328,28 @@ def tool_swapped(a: Reading, b: Reading) -> bool:
     return any(not _mentions(n, b) for n in a.names) and any(not _mentions(n, a) for n in b.names)
 
 
+_ASSIGNED_SWITCH = re.compile(
+    r"(?<![\w.-])([a-z_][\w.-]*)\s*[=:]\s*(true|false|on|off|yes|no|enabled|disabled)\b", re.IGNORECASE
+)
+_SWITCH_ON = frozenset({"true", "on", "yes", "enabled"})
+
+
+def switched(a: Reading, b: Reading) -> bool:
+    """One setting written as a switch in both texts, on in one and off in the other:
+    "Set catchup=True on new DAGs" / "New DAGs must use catchup=False"."""
+    settings_a = _switches(a.text)
+    if not settings_a:
+        return False
+    settings_b = _switches(b.text)
+    return any(name in settings_b and settings_b[name] != on for name, on in settings_a.items())
+
+
+def _switches(text: str) -> dict[str, bool]:
+    if "=" not in text and ":" not in text:
+        return {}
+    return {m.group(1).lower(): m.group(2).lower() in _SWITCH_ON for m in _ASSIGNED_SWITCH.finditer(text)}
+
+
 def polarity_flipped(a: Reading, b: Reading) -> bool:
     """One text only is negated, and what it negates is something the other says: "Never
     commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
@@ -346,10 +368,35 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     return any(word[:4] in beginnings for word in targets)
 
 
+_FROM_TO = re.compile(r"\bfrom\s+([\w.@+#-]+)\s+(?:to|for)\s+([\w.@+#-]+)", re.IGNORECASE)
+
+
+def moved_away(older: Reading, newer: Reading) -> bool:
+    """The newer text says it moved from something the older one says to something the older
+    does not say: "Package manager is npm" / "Switched from npm to pnpm"."""
+    if not newer.plain or "from" not in newer.text.lower():
+        return False
+    for match in _FROM_TO.finditer(newer.text):
+        left, right = match.group(1).lower().strip(".-"), match.group(2).lower().strip(".-")
+        if left != right and left in older.tokens and right not in older.tokens:
+            return True
+    return False
+
+
+def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
+    """The literal identifiers (not numbers, versions or other values) both texts hold."""
+    if not (a.plain and b.plain) or not (a.features.literals and b.features.literals):
+        return frozenset()
+    return frozenset(v for v in a.features.literals & b.features.literals if kind_of(v) not in VALUE_KINDS)
+
+
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
     first, second = (a.content, b.content) if a.content and b.content else (a.words, b.words)
+    named = _shared_names(a, b)
+    if named:  # an identifier both name is their subject too ("minSdkVersion is 23" / "raised to 26")
+        first, second = first | named, second | named
     if not first or not second:
         return 0.0
     return len(first & second) / min(len(first), len(second))
@@ -464,7 +511,7 @@ def relation(
     """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
     run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    flipped, marked = polarity_flipped(a, b), b.marked and not a.marked
+    flipped, marked = polarity_flipped(a, b) or switched(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
     if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
@@ -477,8 +524,10 @@ def relation(
         return None  # (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
+    moved = marked and moved_away(a, b)
     if (
         could_merge
+        and not moved
         and not values
         and same_conditions
         and (event or (not flipped and not (marked and introduced(a, b))))
@@ -497,7 +546,7 @@ def relation(
         marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)
     ):
         return "conflict"
-    if flipped or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
+    if flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
         return "conflict"
     return None
 
