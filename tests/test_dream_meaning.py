@@ -173,6 +173,21 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         # ... but a statement added after it ends is more of the same fact
         ("Use pnpm for installs.", "Use pnpm for installs. It is much faster on CI.", 0.9, "merge"),
+        # below 0.78, a package-like name both hold is shared evidence; an ordinary compound is not
+        (
+            "Tailwind classes are sorted automatically by prettier-plugin-tailwindcss; don't reorder them by hand.",
+            "Class order in JSX is whatever prettier-plugin-tailwindcss produces.",
+            0.755,
+            "merge",
+        ),
+        ("Finance reports are read-only for analysts.", "Dashboards shared with contractors are read-only.", 0.74, None),
+        # ... as is a number of two digits both hold, with a fifth of the words in common
+        (
+            "Keep commit subjects imperative and at most 72 characters; the user asked for that.",
+            "User wants short commit messages in imperative mood, max 72 chars in the subject line.",
+            0.768,
+            "merge",
+        ),
         # one switch set on in one text and off in the other is a flip, written without a negation
         (
             "Set catchup=True on new DAGs so missed intervals are backfilled.",

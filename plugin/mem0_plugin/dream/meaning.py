@@ -484,6 +484,28 @@ UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two th
 
 LOW_MERGE_COSINE = 0.70  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
 EVIDENCE_WORD_OVERLAP = 0.40
+NUMBER_EVIDENCE_WORD_OVERLAP = 0.20  # with a number of two digits or more in common
+
+
+_COMPOUND = re.compile(r"(?<![\w.@/-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/-])")
+# parts of the hyphenated words of ordinary English ("read-only", "end-to-end", "server-side")
+_ENGLISH_COMPOUND_PARTS = frozenset(
+    "to in on off out up only side time level party based free safe like wide specific aware friendly "
+    "driven facing non re pre self multi cross end one two well high low real long short read write day "
+    "built opt follow by of and the a per first last full half".split()
+)
+
+
+def _compounds(text: str) -> frozenset[str]:
+    """Lower-case hyphenated names that are no ordinary English compound: package-like names
+    ("react-native-config", "next-intl", "prettier-plugin-tailwindcss"), not "read-only"."""
+    if "-" not in text:
+        return frozenset()
+    return frozenset(
+        match.group()
+        for match in _COMPOUND.finditer(text)
+        if _ENGLISH_COMPOUND_PARTS.isdisjoint(match.group().split("-"))
+    )
 
 
 def literal_values(r: Reading) -> frozenset[str]:
@@ -501,8 +523,16 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
         return True
     if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
         return True  # in Chinese or Russian text the Latin words name things: two in common
+    if _compounds(a.text) & _compounds(b.text):
+        return True  # a package-like name both hold: "prettier-plugin-tailwindcss", "next-intl"
     union = a.words | b.words
-    return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
+    if not union:
+        return False
+    overlap = len(a.words & b.words) / len(union)
+    if overlap >= EVIDENCE_WORD_OVERLAP:
+        return True
+    numbers = {v for v in literal_values(a) & literal_values(b) if v.isdigit() and len(v) >= 2}
+    return bool(numbers) and overlap >= NUMBER_EVIDENCE_WORD_OVERLAP
 
 
 def relation(
