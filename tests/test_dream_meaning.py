@@ -10,7 +10,7 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import relation
+from mem0_plugin.dream.meaning import relation, unit_numbers
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -180,12 +180,43 @@ def item(text: str, day: int, type_: str = "decision"):
             0.755,
             "merge",
         ),
-        ("Finance reports are read-only for analysts.", "Dashboards shared with contractors are read-only.", 0.74, None),
+        (
+            "Finance reports are read-only for analysts.",
+            "Dashboards shared with contractors are read-only.",
+            0.74,
+            None,
+        ),
         # ... as is a number of two digits both hold, with a fifth of the words in common
         (
             "Keep commit subjects imperative and at most 72 characters; the user asked for that.",
             "User wants short commit messages in imperative mood, max 72 chars in the subject line.",
             0.768,
+            "merge",
+        ),
+        # "keep X off" is a prohibition whatever X is written like
+        ("Enable HTTP/2 on the upstream connections.", "Keep HTTP/2 off for upstream connections.", 0.8, "conflict"),
+        # "replaced A with B" moves away from A
+        (
+            "JWTs are verified with the golang-jwt library.",
+            "We replaced golang-jwt with lestrrat-go/jwx for JWT verification.",
+            0.8,
+            "conflict",
+        ),
+        # a number with its unit on it is a value, in any script; "502s" is a plural, no duration
+        ("The upstream read timeout is 30s.", "The upstream read timeout is 45s.", 0.95, "conflict"),
+        ("默认的请求体大小上限是10MB。", "请求体大小上限已经改为25MB。", 0.85, "conflict"),
+        # an exception is a condition the other text never states, even with the same words
+        (
+            "User prefers table-driven tests in Go.",
+            "User prefers table-driven tests in Go, except for fuzz tests.",
+            0.93,
+            None,
+        ),
+        # "instead of" states a preference, not a change
+        (
+            "Don't use panics for control flow in handlers; return errors and let the middleware write the response.",
+            "Handlers must return errors instead of panicking; the error middleware turns them into HTTP responses.",
+            0.8,
             "merge",
         ),
         # one switch set on in one text and off in the other is a flip, written without a negation
@@ -214,6 +245,12 @@ def item(text: str, day: int, type_: str = "decision"):
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_numbers_with_their_units_are_values():
+    assert unit_numbers("timeout 30s, 2x retries, 10MB bodies, 1.5h windows") == {"30s", "2x", "10mb", "1.5h"}
+    assert unit_numbers("上限是10MB，超时30s") == {"10mb", "30s"}
+    assert unit_numbers("Fixed the 502s and the 404s; k8s and v2 are names") == frozenset()
 
 
 def test_events_merge_whatever_their_wording_and_never_conflict():

@@ -33,7 +33,7 @@ _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
-    r"(?:\w+\s+)?off\b"
+    r"(?:[\w/.+-]+\s+)?off\b"
 )
 _CHANGE_EN = (
     r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
@@ -57,7 +57,7 @@ _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 _TURNED = r"\b(?:was|were|has been|have been) (?:turned|switched) (?:off|on)\b|\b(?:was|were) (?:disabled|enabled)\b"
 _SUPERSEDE_ASCII = re.compile(_TURNED + "|" + _CHANGE_EN)
 _SUPERSEDE_ANY = re.compile(_TURNED + "|" + _CHANGE_EN + "|" + _CHANGE_OTHER)
-_NOT_A_CHANGE = frozenset({"rather than"})
+_NOT_A_CHANGE = frozenset({"rather than", "instead of"})  # a preference: "return errors instead of panicking"
 
 
 def change_marker(text: str) -> str | None:
@@ -271,14 +271,36 @@ def kind_of(value: str) -> str:
     return "dotted" if "." in value else "snake" if "_" in value else "camel"
 
 
+# A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB"): `features` reads no
+# number there (no word boundary), so "timeout 30s" / "timeout 45s" would differ in nothing.
+# "502s" (HTTP statuses in the plural) is no duration: 100-599 with "s" is left out.
+_UNIT_NUMBER = re.compile(
+    r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|min|mins|h|hrs?|d|kb|mb|gb|tb|k|x)(?![0-9A-Za-z_])", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=1 << 12)
+def unit_numbers(text: str) -> frozenset[str]:
+    if not any(c.isdigit() for c in text):
+        return frozenset()
+    return frozenset(
+        (number + unit).lower()
+        for number, unit in _UNIT_NUMBER.findall(text)
+        if not (unit.lower() == "s" and 100 <= float(number) < 600)
+    )
+
+
 def _kinds_of(text: str, features: TextFeatures) -> dict[str, frozenset[str]]:
+    units = unit_numbers(text)
     if text.isascii():
         grouped: dict[str, set[str]] = {}
         for value in features.literals:
             grouped.setdefault(kind_of(value), set()).add(value)
+        if units:
+            grouped.setdefault("number", set()).update(units)
         return {kind: frozenset(values) for kind, values in grouped.items()}
     kinds = literals_by_kind(text)
-    found = set(_NUMBER_IN_ANY_SCRIPT.findall(text))
+    found = set(_NUMBER_IN_ANY_SCRIPT.findall(text)) | units
     known = set().union(*kinds.values()) if kinds else set()
     numbers = {n for n in found if not any(n in value for value in known)}
     if numbers:
@@ -302,6 +324,7 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         a.plain
         and b.plain
         and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
+        and not (unit_numbers(a.text) and unit_numbers(b.text))
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
@@ -368,17 +391,25 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     return any(word[:4] in beginnings for word in targets)
 
 
-_FROM_TO = re.compile(r"\bfrom\s+([\w.@+#-]+)\s+(?:to|for)\s+([\w.@+#-]+)", re.IGNORECASE)
+_FROM_TO = re.compile(
+    r"\bfrom\s+([\w.@+#/-]+)\s+(?:to|for)\s+([\w.@+#/-]+)|\breplaced\s+([\w.@+#/-]+)\s+(?:with|by)\s+([\w.@+#/-]+)",
+    re.IGNORECASE,
+)
 
 
 def moved_away(older: Reading, newer: Reading) -> bool:
     """The newer text says it moved from something the older one says to something the older
-    does not say: "Package manager is npm" / "Switched from npm to pnpm"."""
-    if not newer.plain or "from" not in newer.text.lower():
+    does not say: "Package manager is npm" / "Switched from npm to pnpm"; "JWTs are verified
+    with golang-jwt" / "We replaced golang-jwt with lestrrat-go/jwx"."""
+    lowered = newer.text.lower()
+    if not newer.plain or ("from" not in lowered and "replaced" not in lowered):
         return False
     for match in _FROM_TO.finditer(newer.text):
-        left, right = match.group(1).lower().strip(".-"), match.group(2).lower().strip(".-")
-        if left != right and left in older.tokens and right not in older.tokens:
+        left, right = (
+            part.lower().strip(".-") for part in (match.group(1, 2) if match.group(1) else match.group(3, 4))
+        )
+        said, new = set(words(left)), set(words(right))
+        if said and new and said <= older.tokens and not new <= older.tokens:
             return True
     return False
 
@@ -419,6 +450,9 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how
 # a reworded fact is often phrased, so they only count below `SOFT_CONDITION_COSINE`.
 CONDITION_WORDS = frozenset("if unless only except also".split())
+# an exception is never "stated in other words" by a text without one: "User prefers
+# table-driven tests in Go" does not say "except for fuzz tests" because it says "tests"
+EXCLUSION_WORDS = frozenset("unless except".split())
 SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split())
 SOFT_CONDITION_COSINE = 0.86
 MERGE_COSINE = 0.78
@@ -436,7 +470,9 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
         if in_a == in_b:
             return False
         one, other = (a, b) if in_a else (b, a)
-        return any(not restated(clause, other) for clause in condition_clauses(one.text, kind))
+        return any(
+            word in EXCLUSION_WORDS or not restated(clause, other) for word, clause in condition_clauses(one.text, kind)
+        )
 
     return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
 
@@ -451,18 +487,18 @@ MAX_CONDITIONS = 16  # the conditions of a text read at most (a text of thousand
 _ONCE_AS_COUNT = frozenset("and or per a an every then again more".split())
 
 
-def condition_clauses(text: str, kind: frozenset[str]) -> list[frozenset[str]]:
-    """The significant words of each condition `text` states with a word of `kind`: the words
-    of the clause the condition word opens ("once they are older than 24 hours" → {older, 24,
-    hour}). "once" counting times is no condition."""
-    clauses: list[frozenset[str]] = []
+def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """Each condition `text` states with a word of `kind`: the word and the significant words
+    of the clause it opens ("once they are older than 24 hours" → (once, {older, 24, hour})).
+    "once" counting times is no condition."""
+    clauses: list[tuple[str, frozenset[str]]] = []
     for match in _CONDITION_CLAUSE.finditer(text.lower()):
         if len(clauses) == MAX_CONDITIONS:
             break
         word, rest = match.group(1), words(match.group(2))
         if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
             continue
-        clauses.append(significant_of(rest) - WEAK_WORDS)
+        clauses.append((word, significant_of(rest) - WEAK_WORDS))
     return clauses
 
 
