@@ -10,6 +10,7 @@ the same database: a second store object told to rank in the process.
 
 from __future__ import annotations
 
+import os
 import random
 from datetime import datetime, timedelta, timezone
 
@@ -22,6 +23,7 @@ from mem0_plugin.store import ReadMode
 from mem0_plugin.store.postgres_store import PostgresStore
 from mem0_plugin.store.postgres_vectors import NOT_INSTALLED, VectorPath
 from mem0_plugin.store.vectors import decode_matrix
+from psycopg.conninfo import make_conninfo
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
 WORDS = "deploy billing service api postgres redis cache queue worker token retry webhook".split()
@@ -101,6 +103,29 @@ def test_a_server_without_pgvector_ranks_in_the_process_and_health_says_so(no_pg
         assert "embedding" not in columns
     done = run_cli("mem0-health", "--store", no_pgvector_url, "--user-id", "alice", cwd=str(tmp_path))
     assert "vectors: ranked in process (pgvector not installed on the server)" in done.stdout
+
+
+def test_a_user_who_may_not_create_the_extension_ranks_in_the_process(postgres_server):
+    """A server that has pgvector, a database without it, and a user who may not create it."""
+    if not offered(postgres_server):
+        pytest.skip("the test PostgreSQL server has no pgvector: nothing for the user to be refused")
+    name = f"mem0_plain_{os.getpid()}"
+    postgres_server._admin(
+        "DROP ROLE IF EXISTS mem0_plain", "CREATE ROLE mem0_plain LOGIN", f"CREATE DATABASE {name} OWNER mem0_plain"
+    )
+    try:
+        url = make_conninfo(postgres_server.url(name), user="mem0_plain")
+        with PostgresStore(url) as store:
+            assert not store.vectors.pgvector
+            assert "this user may not enable it" in store.vectors.describe()
+            with store.write() as writer:  # vectors are stored and ranked as without pgvector
+                memory = Memory(id="m1", memory="one", user_id="alice", created_at=START.isoformat(),
+                                updated_at=START.isoformat())  # fmt: skip
+                writer.insert(memory, actor="test")
+                writer.store_vectors("alice", MODEL, [("m1", "one", unit(np.random.default_rng(1)))])
+            assert [m.id for m, _ in store.nearest("alice", unit(np.random.default_rng(2)), MODEL)] == ["m1"]
+    finally:
+        postgres_server._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", "DROP ROLE IF EXISTS mem0_plain")
 
 
 def test_pgvector_is_detected_created_and_named_by_health(pgvector_url, run_cli, tmp_path):
