@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -81,6 +82,13 @@ def fill(store: PostgresStore, count: int, seed: int = 3) -> list[np.ndarray]:
     return vectors
 
 
+def pgvector_only(url: str) -> PostgresStore:
+    """A store that ranks by pgvector on every call (no in-process ranking loaded meanwhile)."""
+    store = PostgresStore(url)
+    store.warm_in_background = False
+    return store
+
+
 def in_process(url: str) -> PostgresStore:
     store = PostgresStore(url)
     store.vectors = VectorPath(None, "told to rank in the process (test)")
@@ -140,7 +148,7 @@ def test_pgvector_is_detected_created_and_named_by_health(pgvector_url, run_cli,
 
 
 def test_pgvector_ranking_equals_the_in_process_ranking(pgvector_url):
-    with PostgresStore(pgvector_url) as store, in_process(pgvector_url) as here:
+    with pgvector_only(pgvector_url) as store, in_process(pgvector_url) as here:
         assert store.vectors.pgvector and not here.vectors.pgvector
         vectors = fill(store, 300)
         rng = np.random.default_rng(11)
@@ -166,7 +174,7 @@ def test_pgvector_ranking_equals_the_in_process_ranking(pgvector_url):
 
 
 def test_vectors_written_without_the_column_are_found_and_filled_at_the_next_open(pgvector_url):
-    with PostgresStore(pgvector_url) as store, in_process(pgvector_url) as here:
+    with pgvector_only(pgvector_url) as store, in_process(pgvector_url) as here:
         fill(store, 80)
         # as a process that predates the column would leave them
         with psycopg.connect(pgvector_url, autocommit=True) as conn:
@@ -189,7 +197,7 @@ def test_vectors_written_without_the_column_are_found_and_filled_at_the_next_ope
 
 def test_models_of_different_dimensions_share_the_column(pgvector_url):
     rng = np.random.default_rng(2)
-    with PostgresStore(pgvector_url) as store, in_process(pgvector_url) as here:
+    with pgvector_only(pgvector_url) as store, in_process(pgvector_url) as here:
         with store.write() as writer:
             for i in range(20):
                 stamp = (START + timedelta(minutes=i)).isoformat()
@@ -203,3 +211,18 @@ def test_models_of_different_dimensions_share_the_column(pgvector_url):
         for model, dims in (("small", 8), ("large", 384)):
             query = unit(rng, dims)
             same(store.nearest("alice", query, model, top_k=5), here.nearest("alice", query, model, top_k=5))
+
+
+def test_a_process_ranks_by_pgvector_until_its_own_copy_of_the_vectors_is_loaded(pgvector_url):
+    with PostgresStore(pgvector_url) as store:
+        fill(store, 60)
+        query = unit(np.random.default_rng(8))
+        first = store.nearest("alice", query, MODEL, top_k=8)  # by pgvector; a thread loads the vectors
+        deadline = time.monotonic() + 10
+        while ("alice", MODEL) not in store._warm and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert ("alice", MODEL) in store._warm
+        assert len(store.vector_index("alice", MODEL).position()) == len(
+            store._query("SELECT id FROM vectors WHERE user_id = 'alice'")
+        )
+        same(first, store.nearest("alice", query, MODEL, top_k=8))  # in the process now: the same answer

@@ -38,7 +38,7 @@ from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
 from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
-from .postgres_vectors import VectorPath, detect, insert_sql, known_cosines, nearest_in_scope, vector_text
+from .postgres_vectors import VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
 from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
@@ -110,9 +110,7 @@ class PostgresWriter(Writer):
     def _insert_vector(self, row: tuple[str, str, str, str, bytes], vector: Any) -> None:
         if not self.pgvector:
             return super()._insert_vector(row, vector)
-        from .vectors import decode_matrix
-
-        self._execute(insert_sql(), (*row, vector_text(decode_matrix([row[4]])[0])))  # the stored float16 values
+        insert_vector(self._conn.raw, row)  # type: ignore[attr-defined]
 
     def optimize_search_index(self) -> None:
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
@@ -123,6 +121,7 @@ class PostgresStore(SqliteStore):
 
     scheme = "postgresql"
     write_retry = WriteRetry()  # `transact`'s attempts after a conflict
+    warm_in_background = True  # with pgvector: load the in-process ranking's vectors meanwhile (`_vector_side`)
 
     def __init__(self, url: str, *, readonly: bool = False):
         self.url = url
@@ -131,6 +130,8 @@ class PostgresStore(SqliteStore):
         self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
         self.vectors = VectorPath()  # decided at open (`postgres_vectors.detect`)
         self.conflicts_retried: list[str] = []  # the SQLSTATE of each conflict whose transaction ran again
+        self._warming: set[tuple[str, str]] = set()  # (user, model) whose vectors a thread loads or loaded
+        self._warm: set[tuple[str, str]] = set()  # those loaded: ranked in the process from then on
         self._pool = self._open_pool()
 
     def _has_features_column(self) -> bool:
@@ -344,12 +345,35 @@ class PostgresStore(SqliteStore):
         wanted: int,
         known: Sequence[str] = (),
     ) -> tuple[dict[str, float], list[tuple[Any, float, str]]]:
-        """With pgvector, the server finds the nearest (`store.postgres_vectors`); else they are
-        ranked here as on SQLite."""
-        if not self.vectors.pgvector:
+        """With pgvector, the server finds the nearest (`store.postgres_vectors`) until this
+        process holds the user's vectors in memory, which a thread loads meanwhile
+        (`warm_in_background`); then, or without pgvector, they are ranked here as on SQLite.
+        Both give the same results: pgvector spares a new process the load (seconds for
+        100,000 vectors), the loaded vectors a long-lived one the server's scan."""
+        if not self.vectors.pgvector or (user_id, model) in self._warm:
             return super()._vector_side(user_id, model, vector, sql, params, wanted, known)
+        if self.warm_in_background:
+            self._start_warming(user_id, model)
         cosines = known_cosines(self._query, user_id, model, vector, known)
         return cosines, nearest_in_scope(self._query, user_id, model, vector, sql, params, wanted)
+
+    def _start_warming(self, user_id: str, model: str) -> None:
+        """Load the vectors of (user, model) for the in-process ranking, once, on a thread."""
+        key = (user_id, model)
+        with self._lock:
+            if key in self._warming:
+                return
+            self._warming.add(key)
+            index = self.vector_index(user_id, model)
+
+        def load() -> None:
+            try:
+                index.current(self._query)
+            except Exception:  # a closed store, a lost server: pgvector goes on serving
+                return
+            self._warm.add(key)
+
+        threading.Thread(target=load, name="mem0-vectors", daemon=True).start()
 
     def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
         """Lexical search's candidates (docs/search.md): the GIN index finds the memories in

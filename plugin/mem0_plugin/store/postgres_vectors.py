@@ -35,6 +35,9 @@ Query = Callable[[str, Sequence[Any]], list[tuple]]
 
 MARGIN = 16  # candidates read beyond `wanted`: the server's float sums and ours may order near-ties apart
 BACKFILL_BATCH = 500
+# an embedding parameter: the stored float16 values as a list of floats, sent in binary (a
+# float8[]: no text to write or parse) and cast exactly (each value fits a real)
+EMBEDDING = "%b::real[]::vector"
 NOT_INSTALLED = "pgvector not installed on the server"
 
 # A float16 bytea (little-endian, as `vectors.encode_vector` writes it) as a pgvector value,
@@ -122,10 +125,13 @@ def _has_column(conn: Any) -> bool:
 
 
 def _add_column(conn: Any) -> None:
-    """The `embedding` column, the decoder of rows without it, and an index of those rows."""
+    """The `embedding` column (stored in the row: `MAIN`), the decoder of rows without it, and
+    an index of those rows."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
         conn.execute("ALTER TABLE vectors ADD COLUMN IF NOT EXISTS embedding vector")
+        # kept in the row (the float16 bytea goes to TOAST instead): a scan reads no TOAST, ~3x faster
+        conn.execute("ALTER TABLE vectors ALTER COLUMN embedding SET STORAGE MAIN")
         conn.execute(HALF_VECTOR_FUNCTION)
         conn.execute("CREATE INDEX IF NOT EXISTS vectors_unembedded ON vectors (seq) WHERE embedding IS NULL")
 
@@ -149,8 +155,8 @@ def backfill(conn: Any) -> int:
             matrix = decode_matrix([bytes(r[1]) for r in rows])
             with conn.cursor() as cursor:
                 cursor.executemany(
-                    "UPDATE vectors SET embedding = %s::vector WHERE seq = %s",
-                    [(vector_text(v), r[0]) for r, v in zip(rows, matrix)],
+                    f"UPDATE vectors SET embedding = {EMBEDDING} WHERE seq = %s",
+                    [(v.tolist(), r[0]) for r, v in zip(rows, matrix)],
                 )
             filled += len(rows)
 
@@ -160,9 +166,15 @@ def vector_text(vector: np.ndarray) -> str:
     return "[" + ",".join(repr(x) for x in vector.astype("float32").tolist()) + "]"
 
 
-def insert_sql() -> str:
-    """The `vectors` row with its `embedding` (`Writer._insert_vector`'s on a pgvector store)."""
-    return "INSERT INTO vectors (id, user_id, model, text_hash, vector, embedding) VALUES (?, ?, ?, ?, ?, ?::vector)"
+def insert_vector(conn: Any, row: tuple[str, str, str, str, bytes]) -> None:
+    """The `vectors` row (id, user_id, model, text_hash, float16 bytes) with its `embedding`
+    (`Writer._insert_vector` on a pgvector store; `conn`: the transaction's psycopg connection)."""
+    from .vectors import decode_matrix
+
+    conn.execute(
+        f"INSERT INTO vectors (id, user_id, model, text_hash, vector, embedding) VALUES (%s, %s, %s, %s, %s, {EMBEDDING})",
+        (*row, decode_matrix([row[4]])[0].tolist()),
+    )
 
 
 def known_cosines(query: Query, user_id: str, model: str, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
