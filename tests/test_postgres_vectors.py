@@ -136,6 +136,24 @@ def test_a_user_who_may_not_create_the_extension_ranks_in_the_process(postgres_s
         postgres_server._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", "DROP ROLE IF EXISTS mem0_plain")
 
 
+def test_pgvector_turned_off_is_neither_created_nor_used(postgres_server, monkeypatch, run_cli, tmp_path):
+    """`MEM0_PGVECTOR=off`, on any server: a database without the extension stays without it."""
+    name = f"mem0_off_{os.getpid()}"
+    postgres_server._admin(f"DROP DATABASE IF EXISTS {name}", f"CREATE DATABASE {name}")
+    monkeypatch.setenv("MEM0_PGVECTOR", "off")
+    try:
+        url = postgres_server.url(name)
+        with PostgresStore(url) as store:
+            assert store.vectors == VectorPath(None, "pgvector turned off by MEM0_PGVECTOR=off")
+            assert store._query("SELECT count(*) FROM pg_extension WHERE extname = 'vector'") == [(0,)]
+            fill(store, 30)
+            assert len(store.nearest("alice", unit(np.random.default_rng(4)), MODEL, top_k=5)) == 5
+        done = run_cli("mem0-health", "--store", url, "--user-id", "alice", cwd=str(tmp_path))
+        assert "vectors: ranked in process (pgvector turned off by MEM0_PGVECTOR=off)" in done.stdout
+    finally:
+        postgres_server._admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
 def test_pgvector_is_detected_created_and_named_by_health(pgvector_url, run_cli, tmp_path):
     with PostgresStore(pgvector_url) as store:
         assert store.vectors.pgvector

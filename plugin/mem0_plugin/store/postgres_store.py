@@ -25,6 +25,7 @@ Vectors are ranked by pgvector when the server has it, else in the process
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -38,7 +39,7 @@ from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
 from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
-from .postgres_vectors import VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
+from .postgres_vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
 from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
@@ -152,7 +153,8 @@ class PostgresStore(SqliteStore):
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
                 if not self.readonly:
                     migrate(conn)
-                self.vectors = detect(conn, readonly=self.readonly)
+                off = os.environ.get(OFF_ENV, "").strip().lower() == "off"
+                self.vectors = detect(conn, readonly=self.readonly, turned_off=off)
             pool = ConnectionPool(
                 self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
             )

@@ -39,6 +39,7 @@ BACKFILL_BATCH = 500
 # float8[]: no text to write or parse) and cast exactly (each value fits a real)
 EMBEDDING = "%b::real[]::vector"
 NOT_INSTALLED = "pgvector not installed on the server"
+OFF_ENV = "MEM0_PGVECTOR"  # "off": never use or create pgvector (docs/stores.md, "Vectors")
 
 # A float16 bytea (little-endian, as `vectors.encode_vector` writes it) as a pgvector value,
 # exactly (float16 -> float8 -> real is exact). Slow (a set per row): only for rows whose
@@ -71,9 +72,12 @@ class VectorPath:
         return f"pgvector {self.version}" if self.version else f"ranked in process ({self.reason})"
 
 
-def detect(conn: Any, *, readonly: bool) -> VectorPath:
+def detect(conn: Any, *, readonly: bool, turned_off: bool = False) -> VectorPath:
     """Decide the vector path of the database `conn` (autocommit) is connected to, creating
-    the extension, the column and its helpers when they are missing and allowed."""
+    the extension, the column and its helpers when they are missing and allowed.
+    `turned_off` (`MEM0_PGVECTOR=off`): rank in the process, touch nothing."""
+    if turned_off:
+        return VectorPath(None, f"pgvector turned off by {OFF_ENV}=off")
     version = _installed(conn)
     if version is None:
         if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is None:
