@@ -33,6 +33,7 @@ from ..store_url import display_url
 from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
+from .postgres_pages import DeepPages
 from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
@@ -103,7 +104,7 @@ class PostgresWriter(Writer):
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
 
 
-class PostgresStore(SqliteStore):
+class PostgresStore(DeepPages, SqliteStore):
     """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
 
     scheme = "postgresql"
