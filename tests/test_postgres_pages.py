@@ -72,6 +72,21 @@ def stores(loaded, postgres_server, tmp_path):
     postgres.close()
 
 
+def tally(postgres) -> dict[str, int]:
+    """Counts, from now on, of the deep pages the anchored path answered and of those it gave up
+    on (answered by LIMIT/OFFSET instead: right, but not what is tested here)."""
+    counts = {"anchored": 0, "gave up": 0}
+    original = postgres._anchored_page
+
+    def spy(*args):
+        found = original(*args)
+        counts["anchored" if found is not None else "gave up"] += 1
+        return found
+
+    postgres._anchored_page = spy
+    return counts
+
+
 def ids(store, *args, **kwargs) -> tuple[int, list[str]]:
     page = store.page(*args, **kwargs)
     return page.count, [m.id for m in page.results]
@@ -86,6 +101,7 @@ def same_pages(sqlite, postgres, numbers, **read) -> None:
 def test_every_page_equals_sqlites_in_every_mode_and_scope(loaded):
     path, url = loaded
     with open_store(str(path)) as sqlite, open_store(url) as postgres:
+        used = tally(postgres)
         for mode in MODES:
             for app_id in ("acme-api", None):
                 count = sqlite.page("alice", mode=mode, app_id=app_id, page_size=1).count
@@ -94,14 +110,16 @@ def test_every_page_equals_sqlites_in_every_mode_and_scope(loaded):
         same_pages(sqlite, postgres, [SHALLOW // 7 + 1, STEP * 3 // 7, 300, 340, 400], page_size=7, app_id="acme-api")
         same_pages(sqlite, postgres, [1, 2, 3, 4, 5], page_size=STEP - 1, app_id="acme-api")
         same_pages(sqlite, postgres, [2, 3], page_size=STEP + 1, app_id="acme-api")
-        assert len(postgres.anchors) > 1  # the deep pages were anchored
+        assert len(postgres.anchors) > 1 and used["anchored"] > 100 and not used["gave up"]
 
 
 def test_filtered_deep_pages_equal_sqlites(loaded):
     path, url = loaded
     where = compile_filters({"metadata": {"type": "fact"}}, user_id="alice")
     with open_store(str(path)) as sqlite, open_store(url) as postgres:
+        used = tally(postgres)
         same_pages(sqlite, postgres, [11, 15, 19, 20], where=where, app_id="acme-api", page_size=100)
+        assert used == {"anchored": 4, "gave up": 0}
 
 
 def test_pages_follow_writes_of_other_connections_between_pages(stores):
@@ -110,9 +128,10 @@ def test_pages_follow_writes_of_other_connections_between_pages(stores):
     sqlite, postgres, url = stores
     numbers = [1, 11, 13, 18, 22, 25, 26, 27]
     read = {"app_id": "acme-api", "page_size": 100}
+    used = tally(postgres)
     same_pages(sqlite, postgres, numbers, **read)  # remembered from here
     middle = sqlite.page("alice", page=15, **read).results[50]
-    early = sqlite.page("alice", page=2, **read).results[3]
+    early, early_kept, later = sqlite.page("alice", page=2, **read).results[3:6]
     with open_store(str(sqlite.path)) as other_sqlite, open_store(url) as other_postgres:
         writes = [
             lambda w: w.insert(memory(90_001, seconds=500), actor="other"),  # in the middle, a tie of times
@@ -121,6 +140,9 @@ def test_pages_follow_writes_of_other_connections_between_pages(stores):
             lambda w: w.change(w.get("alice", middle.id), "MERGE", "other", lifecycle_state=MERGED),
             lambda w: w.change(w.get("alice", middle.id), "MOVE", "other", app_id="elsewhere"),
             lambda w: w.insert(memory(90_002, seconds=0), actor="other"),  # before every other
+            # the counts as they were, the order not: one memory out early, another in late
+            lambda w: (w.delete(w.get("alice", later.id), "other"), w.insert(memory(90_004, seconds=800), actor="o")),
+            lambda w: w.change(w.get("alice", early_kept.id), "MOVE", "other", created_at=T0.isoformat()),
         ]
         for write in writes:
             for store in (other_sqlite, other_postgres):
@@ -129,6 +151,7 @@ def test_pages_follow_writes_of_other_connections_between_pages(stores):
             for mode in MODES:
                 same_pages(sqlite, postgres, numbers, mode=mode, **read)
             same_pages(sqlite, postgres, [12, 28, 29], **{**read, "app_id": None})
+    assert used["anchored"] > 100 and not used["gave up"]
 
 
 def test_pages_in_a_snapshot_and_after_own_writes(stores):

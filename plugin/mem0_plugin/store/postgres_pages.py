@@ -62,13 +62,26 @@ def token_sql(app_id: str | None, states: tuple[str, ...]) -> tuple[str, list]:
 
 
 def build_sql(token: str, where: str) -> str:
-    """The token, then (row number, created_us, id) of every `STEP`-th row of the read and of
-    its last row (whose number is the count): one pass over the order index."""
+    """The token, then (row number, created_us, id) of every `STEP`-th row of the read, the
+    last of them with the number of rows from it on (so the count is known). A walk along the
+    order index, `STEP` rows at a time (each step an index scan with a LIMIT, which PostgreSQL
+    always reads from the index; read whole, it would rather sort the table). Parameters: the
+    read's three times, then the token's."""
+    first = f"SELECT created_us, id FROM memories WHERE {where} ORDER BY created_us, id LIMIT 1"
+    step = (
+        f"SELECT created_us, id FROM memories WHERE {where} AND (created_us, id) > (a.created_us, a.id) "
+        f"ORDER BY created_us, id OFFSET {STEP - 1} LIMIT 1"
+    )
+    tail = (
+        f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {where} AND (created_us, id) >= (k.created_us, k.id) "
+        f"LIMIT {STEP}) r"
+    )
     return (
-        f"SELECT t.token, k.pos, k.created_us, k.id FROM (SELECT {token} AS token) t LEFT JOIN ("
-        "SELECT pos, created_us, id FROM (SELECT created_us, id, row_number() OVER w AS pos, "
-        f"lead(id) OVER w IS NULL AS last FROM memories WHERE {where} WINDOW w AS (ORDER BY created_us, id)) s "
-        f"WHERE (pos - 1) % {STEP} = 0 OR last) k ON TRUE ORDER BY k.pos"
+        f"WITH RECURSIVE a (pos, created_us, id) AS (SELECT 0, f.created_us, f.id FROM ({first}) f "
+        f"UNION ALL SELECT a.pos + {STEP}, n.created_us, n.id FROM a CROSS JOIN LATERAL ({step}) n) "
+        f"SELECT t.token, k.pos, k.created_us, k.id, CASE WHEN k.last THEN ({tail}) END "
+        f"FROM (SELECT {token} AS token) t LEFT JOIN (SELECT *, pos = max(pos) OVER () AS last FROM a) k ON TRUE "
+        "ORDER BY k.pos"
     )
 
 
@@ -84,10 +97,9 @@ def page_sql(token: str, columns: str, where: str) -> str:
 def anchors_of(rows: list[tuple]) -> Anchors:
     """`Anchors` from `build_sql`'s rows."""
     token = rows[0][0]
-    found = [(row[1], (row[2], row[3])) for row in rows if row[1] is not None]
-    count = found[-1][0] if found else 0
-    keys = tuple(key for pos, key in found if (pos - 1) % STEP == 0)
-    return Anchors(token, count, keys)
+    found = [row for row in rows if row[1] is not None]
+    count = found[-1][1] + found[-1][4] if found else 0
+    return Anchors(token, count, tuple((row[2], row[3]) for row in found))
 
 
 class AnchorCache:
@@ -175,7 +187,8 @@ class DeepPages:
         for _ in range(2):
             anchors = cache.get(key)
             if anchors is None:
-                anchors = anchors_of(self._query(build_sql(token, sql), [*token_params, *params]))  # type: ignore[attr-defined]
+                built = self._query(build_sql(token, sql), [*params, *params, *params, *token_params])  # type: ignore[attr-defined]
+                anchors = anchors_of(built)
                 cache.put(key, anchors)
             if not anchors.keys:
                 return None  # an empty read: nothing to anchor on
