@@ -207,6 +207,7 @@ class DeepPages:
                 anchors = Anchors(ends[0], ends[1], ((ends[2], ends[3]),), ((ends[4], ends[5]),))
                 cache.put(key, anchors)
             last = min(offset + page_size, anchors.count) - 1
+            found: tuple[Key, int] | None
             if offset >= anchors.count:  # past the end: nothing, once the token says so
                 found, back = (anchors.tail[0], offset - anchors.count + 1), False
             else:
