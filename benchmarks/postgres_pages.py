@@ -14,7 +14,8 @@ already loaded, server instead.
 Measured with the product's code (`operations.get_memories`, what the MCP tool calls), in a
 new process's store as an agent's first call sees it: the first page, the middle one, the
 last one and random ones (p50 and worst of each), on each store, every page's ids compared
-between the two. `--explain` prints PostgreSQL's plans of the page reads.
+between the two; then random pages each read right after another connection wrote to the
+scope (a memory added and deleted: the stores keep their contents, plus history rows). `--explain` prints PostgreSQL's plans of the page reads.
 """
 
 from __future__ import annotations
@@ -151,20 +152,34 @@ def page_numbers(count: int, randoms: int, seed: int) -> dict[str, list[int]]:
     }
 
 
-def measure(url: str, numbers: dict[str, list[int]], repeat: int) -> tuple[dict[str, list[float]], dict]:
+def measure(url: str, numbers: dict[str, list[int]], repeat: int, writes: int) -> tuple[dict[str, list[float]], dict]:
     """Seconds of each page read, by kind; and each page's ids. A new store each round: what
-    a new process's first pages cost (nothing remembered from an earlier round)."""
+    a new process's first pages cost (nothing remembered from an earlier round). Then
+    `writes` random pages, each right after another connection added a memory to the scope
+    and deleted it (the count and the ids as they were; all remembered of the read is void)."""
     times: dict[str, list[float]] = {kind: [] for kind in numbers}
     ids: dict[int, list[str]] = {}
+
+    def read(c: operations.Caller, kind: str, number: int) -> None:
+        started = time.perf_counter()
+        answer = operations.get_memories(c, None, page=number, page_size=PAGE)
+        times.setdefault(kind, []).append(time.perf_counter() - started)
+        ids[number] = [m["id"] for m in answer["results"]]
+
     for _ in range(repeat):
         c = caller(url)
         for kind, pages in numbers.items():
             for number in pages:
-                started = time.perf_counter()
-                answer = operations.get_memories(c, None, page=number, page_size=PAGE)
-                times[kind].append(time.perf_counter() - started)
-                ids[number] = [m["id"] for m in answer["results"]]
+                read(c, kind, number)
         c.store.close()
+    c, other = caller(url), caller(url)
+    rng = random.Random(len(numbers["random"]))
+    for i in range(writes):
+        added = operations.add_memory(other, f"postgres_pages benchmark write {i}", infer=False)
+        operations.delete_memory(other, added["results"][0]["id"])
+        read(c, "after a write", rng.choice(numbers["random"]))
+    c.store.close()
+    other.store.close()
     return times, ids
 
 
@@ -206,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=gen.DEFAULT_SEED)
     parser.add_argument("--random", type=int, default=20, help="random pages per round")
     parser.add_argument("--repeat", type=int, default=3, help="rounds, each with a new store")
+    parser.add_argument("--writes", type=int, default=5, help="pages read right after another connection wrote")
     parser.add_argument("--explain", action="store_true")
     args = parser.parse_args(argv)
     sqlite_path = build_sqlite(args.n, args.seed)
@@ -217,18 +233,18 @@ def main(argv: list[str] | None = None) -> int:
             explain(url, numbers)
         results = {}
         for name, where in (("SQLite", str(sqlite_path)), ("PostgreSQL", url)):
-            results[name] = measure(where, numbers, args.repeat)
+            results[name] = measure(where, numbers, args.repeat, args.writes)
     finally:
         if server is not None:
             server.stop()
     differ = [n for n, ids in results["SQLite"][1].items() if results["PostgreSQL"][1].get(n) != ids]
     print(f"{count:,} memories in scope; pages of {PAGE}; {args.repeat} rounds, each with a new store")
-    print(f"{'page':<10}{'SQLite p50':>12}{'worst':>9}{'PostgreSQL p50':>16}{'worst':>9}{'ratio':>8}")
+    print(f"{'page':<14}{'SQLite p50':>12}{'worst':>9}{'PostgreSQL p50':>16}{'worst':>9}{'ratio':>8}")
     for kind in results["SQLite"][0]:
         s, p = results["SQLite"][0][kind], results["PostgreSQL"][0][kind]
         s50, p50 = ms(statistics.median(s)), ms(statistics.median(p))
-        print(f"{kind:<10}{s50:>10.1f}ms{ms(max(s)):>7.1f}ms{p50:>14.1f}ms{ms(max(p)):>7.1f}ms{p50 / s50:>8.2f}")
-    every = [t for times in results["PostgreSQL"][0].values() for t in times]
+        print(f"{kind:<14}{s50:>10.1f}ms{ms(max(s)):>7.1f}ms{p50:>14.1f}ms{ms(max(p)):>7.1f}ms{p50 / s50:>8.2f}")
+    every = [t for kind, times in results["PostgreSQL"][0].items() if kind != "after a write" for t in times]
     print(f"PostgreSQL, any page: p50 {ms(statistics.median(every)):.1f} ms, worst {ms(max(every)):.1f} ms")
     print("every page's ids equal on both stores" if not differ else f"PAGES DIFFER: {sorted(differ)}")
     return 0 if not differ else 1
