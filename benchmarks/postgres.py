@@ -9,6 +9,9 @@ project's and another user's). Measured on each, with the product's own code
 200 anywhere in the scope (p50 and worst), and `mem0-dream --plan` (a subprocess, median of
 `--repeat`). Without MEM0_BENCH_POSTGRES_URL a throwaway server is started as the tests start
 one (tests/pg_server.py). The machine is shared and noisy: read the ratio.
+
+A page at 1M memories (any depth, beside SQLite) has a script of its own that builds both
+stores once and keeps them: benchmarks/postgres_pages.py.
 """
 
 from __future__ import annotations

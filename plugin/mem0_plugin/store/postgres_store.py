@@ -38,6 +38,7 @@ from ..store_url import display_url
 from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
+from .postgres_pages import DeepPages
 from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
 from .postgres_vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
 from .rows import SELECT_COLUMNS
@@ -117,7 +118,7 @@ class PostgresWriter(Writer):
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
 
 
-class PostgresStore(SqliteStore):
+class PostgresStore(DeepPages, SqliteStore):
     """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
 
     scheme = "postgresql"
