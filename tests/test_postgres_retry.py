@@ -94,6 +94,7 @@ def wait_until_a_session_waits_for_a_lock(conn: psycopg.Connection, deadline: fl
     while time.monotonic() < end:
         waiting = conn.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            " AND wait_event IN ('transactionid', 'tuple')"  # a row lock: not another session's advisory wait
         ).fetchone()[0]
         if waiting:
             return
@@ -125,7 +126,10 @@ def assert_applied_once(store: PostgresStore, outcome: dict, sqlstate: str) -> N
 
 
 def test_a_deadlock_victim_update_is_run_again_and_applied_once(postgres_url, tmp_path):
-    url = with_options(postgres_url, "deadlock_timeout=20ms")  # the store's sessions look for deadlocks first
+    # PostgreSQL looks for a deadlock once per wait, deadlock_timeout after it began: the store's
+    # session must look after the cycle closes (the outside session asks for the lock at once)
+    # and before the outside session does (30 s), so that the store's transaction is the victim
+    url = with_options(postgres_url, "deadlock_timeout=1s")
     with PostgresStore(url) as store, psycopg.connect(postgres_url) as outside:
         seed(store)
         outside.execute("SET deadlock_timeout = '30s'")
