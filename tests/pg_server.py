@@ -172,7 +172,10 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.shared, autocommit=True) as conn:
-            conn.execute("TRUNCATE memories, memory_counts, history, dream_steps, dream_runs, vectors RESTART IDENTITY")
+            conn.execute(
+                "TRUNCATE memories, memory_counts, memory_terms, history, dream_steps, dream_runs, vectors, "
+                "vector_counts RESTART IDENTITY"
+            )
         return self.shared
 
     def drop_database(self, url: str) -> None:
