@@ -17,6 +17,10 @@ from collections.abc import Callable, Sequence
 
 from . import search
 
+# Candidates read from `memories` at first: a round trip to the server costs more than the
+# rows, so the first read takes what SQLite's first two would.
+FIRST_BATCH = 120
+
 # Every memory holding a query word (any user: the scope is applied when rows are read), by
 # its score: shared words squared against its word count, best first, ties by rowid.
 RANKED = (
@@ -40,4 +44,4 @@ def walk(
     threshold: float | None,
 ) -> None:
     """Hand candidates' rowids to `read`, best first, until the best results are certain."""
-    search.walk_ranked(lambda limit: ranked_candidates(query, terms, limit), read, kth_score, threshold)
+    search.walk_ranked(lambda limit: ranked_candidates(query, terms, limit), read, kth_score, threshold, FIRST_BATCH)

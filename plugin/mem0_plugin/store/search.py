@@ -138,10 +138,11 @@ def walk_ranked(
     read: Callable[[list[int]], None],
     kth_score: Callable[[], float | None],
     threshold: float | None,
+    first_batch: int = FIRST_BATCH,
 ) -> bool:
     """Read ranked candidates in order (`rank(limit)`: the best `limit` as (rowid, score), best
     first, ties in a fixed order); True when the walk stopped early (the rest cannot win)."""
-    limit, position, batch = FIRST_LIMIT, 0, FIRST_BATCH
+    limit, position, batch = FIRST_LIMIT, 0, first_batch
     ranked = rank(limit)
     while True:
         if position >= len(ranked):
