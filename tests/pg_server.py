@@ -73,7 +73,8 @@ class PostgresServer:
     shared: str | None = None
 
     @classmethod
-    def start(cls) -> PostgresServer:
+    def start(cls, settings: tuple[str, ...] = ()) -> PostgresServer:
+        """`settings`: more `name=value` server settings after the tests' own (a benchmark's)."""
         given = os.environ.get(ENV_URL)
         if given:
             server = cls(given)
@@ -100,7 +101,7 @@ class PostgresServer:
             "UTF8",
             "--no-sync",
         )
-        options = " ".join(f"-c {s}" for s in SETTINGS)
+        options = " ".join(f"-c {s}" for s in (*SETTINGS, *settings))
         server._run(
             "pg_ctl",
             "start",
@@ -172,7 +173,10 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.shared, autocommit=True) as conn:
-            conn.execute("TRUNCATE memories, memory_counts, history, dream_steps, dream_runs, vectors RESTART IDENTITY")
+            conn.execute(
+                "TRUNCATE memories, memory_counts, memory_terms, history, dream_steps, dream_runs, vectors, "
+                "vector_counts RESTART IDENTITY"
+            )
         return self.shared
 
     def drop_database(self, url: str) -> None:

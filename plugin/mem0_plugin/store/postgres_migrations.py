@@ -11,6 +11,17 @@ from __future__ import annotations
 
 MIGRATE_LOCK = 0x6D656D30_0001  # pg_advisory_xact_lock key while migrating
 
+# The rows migration 2's triggers keep, computed from the tables at once (the migration itself,
+# and a bulk load that ran with the triggers off).
+TERMS_BACKFILL = """
+    INSERT INTO memory_terms (term, memory, size)
+        SELECT w, rowid, count(*) OVER (PARTITION BY rowid) FROM (SELECT DISTINCT rowid, w FROM memories,
+            unnest(string_to_array(terms, ' ')) w WHERE w <> '') d
+"""
+VECTOR_COUNTS_BACKFILL = """
+    INSERT INTO vector_counts (user_id, model, n) SELECT user_id, model, count(*) FROM vectors GROUP BY user_id, model
+"""
+
 # Text columns that are compared or ordered use the "C" collation: byte order, as SQLite.
 MIGRATIONS: tuple[str, ...] = (
     # 1: everything the SQLite store has after its migration 7.
@@ -169,6 +180,58 @@ MIGRATIONS: tuple[str, ...] = (
         FOR EACH ROW EXECUTE FUNCTION mem0_drop_vector();
     CREATE TRIGGER vectors_memory_text AFTER UPDATE OF text_hash ON memories
         FOR EACH ROW WHEN (NEW.text_hash IS DISTINCT FROM OLD.text_hash) EXECUTE FUNCTION mem0_drop_vector();
+    """,
+    # 2: lexical search's word postings, and the vector counts, both kept by triggers
+    # (docs/stores.md, "Speed at 100k"). `memory_terms` holds one row per (word, memory) with
+    # the memory's word count, so search ranks its candidates from an index-only scan of the
+    # query's words without reading the wide `memories` rows; `vector_counts` is the SQLite
+    # store's (its migration 8): the in-memory vector index asks it instead of counting rows.
+    """
+    CREATE TABLE memory_terms (
+        term text COLLATE "C" NOT NULL,
+        memory bigint NOT NULL,
+        size integer NOT NULL,
+        PRIMARY KEY (term, memory) INCLUDE (size)
+    );
+    CREATE FUNCTION mem0_terms() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            DELETE FROM memory_terms WHERE term = ANY(string_to_array(OLD.terms, ' ')) AND memory = OLD.rowid;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO memory_terms (term, memory, size)
+                SELECT w, NEW.rowid, count(*) OVER () FROM (SELECT DISTINCT w FROM
+                    unnest(string_to_array(NEW.terms, ' ')) w WHERE w <> '') d;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER memory_terms_change AFTER INSERT OR DELETE OR UPDATE OF terms ON memories
+        FOR EACH ROW EXECUTE FUNCTION mem0_terms();
+    """
+    + TERMS_BACKFILL
+    + """;
+    CREATE TABLE vector_counts (
+        user_id text COLLATE "C" NOT NULL,
+        model text COLLATE "C" NOT NULL,
+        n integer NOT NULL,
+        PRIMARY KEY (user_id, model)
+    );
+    """
+    + VECTOR_COUNTS_BACKFILL
+    + """;
+    CREATE FUNCTION mem0_count_vector() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            UPDATE vector_counts SET n = n - 1 WHERE user_id = OLD.user_id AND model = OLD.model;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO vector_counts (user_id, model, n) VALUES (NEW.user_id, NEW.model, 1)
+                ON CONFLICT (user_id, model) DO UPDATE SET n = vector_counts.n + 1;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER vector_counts_change AFTER INSERT OR DELETE OR UPDATE OF user_id, model ON vectors
+        FOR EACH ROW EXECUTE FUNCTION mem0_count_vector();
     """,
 )
 

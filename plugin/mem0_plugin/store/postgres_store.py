@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from ..errors import StoreError, WriteConflictError
 from ..filters import CompiledFilter
 from ..store_url import display_url
+from . import postgres_search
 from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
@@ -134,13 +135,11 @@ class PostgresStore(DeepPages, SqliteStore):
         self.conflicts_retried: list[str] = []  # the SQLSTATE of each conflict whose transaction ran again
         self._warming: set[tuple[str, str]] = set()  # (user, model) whose vectors a thread loads or loaded
         self._warm: set[tuple[str, str]] = set()  # those loaded: ranked in the process from then on
+        self._postings: bool | None = None  # migration 2's memory_terms (absent: read-only, older)
         self._pool = self._open_pool()
 
     def _has_features_column(self) -> bool:
         return True  # its first migration has it
-
-    def _counts_vectors(self) -> bool:
-        return False  # no trigger-kept counts table here: vector indexes count rows
 
     # -- connections --------------------------------------------------------------
 
@@ -286,7 +285,7 @@ class PostgresStore(DeepPages, SqliteStore):
 
         try:
             with self._pool.connection() as raw:
-                for table in ("memories", "history", "dream_runs"):
+                for table in ("memories", "memory_terms", "history", "dream_runs"):
                     raw.execute(f"VACUUM {table}")
         except psycopg.Error as exc:
             raise StoreError(f"store write failed: {_first_line(exc)}") from None
@@ -379,21 +378,54 @@ class PostgresStore(DeepPages, SqliteStore):
         threading.Thread(target=load, name="mem0-vectors", daemon=True).start()
 
     def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
-        """Lexical search's candidates (docs/search.md): the GIN index finds the memories in
-        scope that hold a query word, PostgreSQL ranks them by the number of shared words
-        against their length (the order of `text.overlap_score`), and the best are scored as
-        on SQLite. Exhaustive: the top `top_k` by score, ties by `created_at` then `id`."""
+        """Lexical search's candidates (docs/search.md): ranked from the word postings
+        (`store.postgres_search`), read best first in scope, scored as on SQLite. Exhaustive:
+        the top `top_k` by score, ties by `created_at` then `id`."""
         light = f"text_hash, terms, {SELECT_COLUMNS}"
-        rows = self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, found.exact])
-        if found.terms:
-            wanted = sorted(found.terms)
-            # the shared words counted once per candidate (LATERAL), its length is the tsvector's
-            shared = "(SELECT count(*) AS n FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
-            rows += self._query(
-                f"SELECT {light} FROM memories, LATERAL {shared} s WHERE {sql} AND terms_vector @@ ?::tsquery "
-                "ORDER BY (s.n * s.n)::float8 / greatest(length(terms_vector), s.n, 1) DESC, created_us, id LIMIT ?",
-                [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
-            )
+
+        def take(rows: list[tuple]) -> None:
+            for row in rows:
+                found.take(row[2], row)  # by id
+
+        take(self._query(f"SELECT {light} FROM memories WHERE {sql} AND text_hash = ?", [*params, found.exact]))
+        if not found.terms:
+            return
+        if not self._has_postings():
+            return self._scan_lexical(found, sql, params, top_k)
+        postgres_search.walk(
+            self._query,
+            sorted(found.terms),
+            lambda rowids: take(
+                self._query(f"SELECT {light} FROM memories WHERE rowid = ANY(?) AND {sql}", [rowids, *params])
+            ),
+            kth_score=lambda: found.kth_score(top_k),
+            threshold=found.threshold,
+        )
+
+    def _has_postings(self) -> bool:
+        """Whether the schema has migration 2's `memory_terms` (a store opened read-only may not)."""
+        if self._postings is None:
+            self._postings = bool(self._query("SELECT to_regclass('memory_terms') IS NOT NULL")[0][0])
+        return self._postings
+
+    def _counts_vectors(self) -> bool:
+        """Whether the schema has migration 2's `vector_counts` (as `_has_postings`)."""
+        if self._vector_counts is None:
+            self._vector_counts = bool(self._query("SELECT to_regclass('vector_counts') IS NOT NULL")[0][0])
+        return self._vector_counts
+
+    def _scan_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
+        """Before migration 2 (read-only): the GIN index finds the memories in scope that hold
+        a query word, PostgreSQL ranks them by shared words against their length."""
+        light = f"text_hash, terms, {SELECT_COLUMNS}"
+        wanted = sorted(found.terms)
+        # the shared words counted once per candidate (LATERAL), its length is the tsvector's
+        shared = "(SELECT count(*) AS n FROM unnest(tsvector_to_array(terms_vector)) w WHERE w = ANY(?::text[]))"
+        rows = self._query(
+            f"SELECT {light} FROM memories, LATERAL {shared} s WHERE {sql} AND terms_vector @@ ?::tsquery "
+            "ORDER BY (s.n * s.n)::float8 / greatest(length(terms_vector), s.n, 1) DESC, created_us, id LIMIT ?",
+            [wanted, *params, _tsquery(wanted), top_k + LEXICAL_MARGIN],
+        )
         for row in rows:
             found.take(row[2], row)
 

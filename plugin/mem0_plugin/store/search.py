@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from ..text import overlap_score
 
@@ -126,30 +127,29 @@ def walk_candidates(
             for start in range(0, len(rowids), MAX_BATCH):
                 read(rowids[start : start + MAX_BATCH])
         else:
-            _walk_ranked(query, selected, rest, len(terms), read, kth_score, threshold)
+            walk_ranked(partial(ranked_candidates, query, selected, rest, len(terms)), read, kth_score, threshold)
         if kth_score() is not None or not rest:
             return
         budget = sum(frequencies[t] for t in selected) + frequencies[rest[0]]  # too few found: widen
 
 
-def _walk_ranked(
-    query: Query,
-    selected: Sequence[str],
-    rest: Sequence[str],
-    query_size: int,
+def walk_ranked(
+    rank: Callable[[int], list[tuple[int, float]]],
     read: Callable[[list[int]], None],
     kth_score: Callable[[], float | None],
     threshold: float | None,
+    first_batch: int = FIRST_BATCH,
 ) -> bool:
-    """Read ranked candidates in order; True when the walk stopped early (the rest cannot win)."""
-    limit, position, batch = FIRST_LIMIT, 0, FIRST_BATCH
-    ranked = ranked_candidates(query, selected, rest, query_size, limit)
+    """Read ranked candidates in order (`rank(limit)`: the best `limit` as (rowid, score), best
+    first, ties in a fixed order); True when the walk stopped early (the rest cannot win)."""
+    limit, position, batch = FIRST_LIMIT, 0, first_batch
+    ranked = rank(limit)
     while True:
         if position >= len(ranked):
             if len(ranked) < limit:
                 return False  # every candidate has been read
             limit *= 8
-            ranked = ranked_candidates(query, selected, rest, query_size, limit)
+            ranked = rank(limit)
             continue
         kth, best_left = kth_score(), ranked[position][1]
         if (kth is not None and best_left < kth) or (threshold is not None and best_left < threshold):

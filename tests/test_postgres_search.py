@@ -1,0 +1,74 @@
+"""PostgreSQL lexical search from the word postings (docs/stores.md, "Speed at 100k"): the
+`memory_terms` rows the triggers keep always match the memories' words, a database migrated
+from before them gets them, and a store opened read-only on such a database still searches.
+A real PostgreSQL server (`pg_server`)."""
+
+from __future__ import annotations
+
+import psycopg
+from mem0_plugin import operations
+from mem0_plugin.identity import Identity
+from mem0_plugin.store import open_store
+from mem0_plugin.store import postgres_migrations as migrations
+
+TEXTS = [
+    "The billing service uses PostgreSQL 15 in production",
+    "Billing retries failed payments three times",
+    "The search service caches results for 60 seconds",
+    "Deploy the billing worker with make deploy-billing",
+    "PostgreSQL connection pool holds 8 connections",
+]
+
+
+def caller(url: str, tmp_path, *, readonly: bool = False) -> operations.Caller:
+    identity = Identity(
+        user_id="alice", project_id="acme-api", branch="main", home=tmp_path, store_url=url, cwd=tmp_path
+    )
+    return operations.Caller(open_store(url, readonly=readonly), identity, actor="test")
+
+
+def postings(url: str) -> tuple[list[tuple], list[tuple]]:
+    """(the rows of memory_terms, the rows they should be), each sorted."""
+    with psycopg.connect(url) as conn:
+        kept = conn.execute("SELECT term, memory, size FROM memory_terms ORDER BY 1, 2").fetchall()
+        words = conn.execute("SELECT rowid, terms FROM memories").fetchall()
+    wanted = sorted((w, rowid, len(set(terms.split()))) for rowid, terms in words for w in set(terms.split()))
+    return kept, wanted
+
+
+def search(c: operations.Caller, query: str) -> list[tuple[str, float]]:
+    return [(r["id"], r["score"]) for r in operations.search_memories(c, query)["results"]]
+
+
+def test_postings_follow_every_write(postgres_url, tmp_path):
+    c = caller(postgres_url, tmp_path)
+    ids = [operations.add_memory(c, text, infer=False)["results"][0]["id"] for text in TEXTS]
+    operations.update_memory(c, ids[0], "The billing service runs on PostgreSQL 16")
+    operations.delete_memory(c, ids[2])
+    kept, wanted = postings(postgres_url)
+    assert kept == wanted and len(kept) > 15
+    assert search(c, "billing postgresql")[0][0] == ids[0]
+    c.store.close()
+
+
+def test_a_database_from_before_the_postings_searches_alike_and_is_migrated(postgres_server, tmp_path, monkeypatch):
+    url = postgres_server.url("mem0_before_postings")
+    postgres_server._admin("DROP DATABASE IF EXISTS mem0_before_postings", "CREATE DATABASE mem0_before_postings")
+    try:
+        monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:1])
+        old = caller(url, tmp_path)
+        for text in TEXTS:
+            operations.add_memory(old, text, infer=False)
+        before = {q: search(old, q) for q in ("billing postgresql", "service", "deploy worker")}
+        old.store.close()
+        monkeypatch.undo()
+        readonly = caller(url, tmp_path, readonly=True)  # no migration: the scan of the GIN index
+        assert {q: search(readonly, q) for q in before} == before
+        readonly.store.close()
+        new = caller(url, tmp_path)
+        assert {q: search(new, q) for q in before} == before
+        new.store.close()
+        kept, wanted = postings(url)
+        assert kept == wanted
+    finally:
+        postgres_server.drop_database(url)
