@@ -76,6 +76,7 @@ class Reading:
 
     __slots__ = (
         "_content",
+        "_folded_names",
         "_frame",
         "_kinds",
         "_names",
@@ -106,6 +107,7 @@ class Reading:
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
         self._names: frozenset[str] | None = None
+        self._folded_names: frozenset[str] | None = None
         self._frame: tuple[str, ...] | None = None
 
     @property
@@ -158,6 +160,13 @@ class Reading:
                 names |= {fold_plural(w.lower()) for w in _LATIN_WORD.findall(self.text) if len(w) > 1}
             self._names = frozenset(names)
         return self._names
+
+    @property
+    def folded_names(self) -> frozenset[str]:
+        """The names lower-cased, plurals folded (`subject_swapped`)."""
+        if self._folded_names is None:
+            self._folded_names = frozenset(fold_plural(n.lower()) for n in self.names)
+        return self._folded_names
 
     @property
     def frame(self) -> tuple[str, ...]:
@@ -545,8 +554,9 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
 
 
 def _frame(text: str) -> tuple[str, ...]:
-    lowered = _CHANGE_ANY.sub(" ", text.lower())
-    return tuple("#" if any(map(str.isdigit, word)) else word for word in words(lowered))
+    lowered = text.lower()
+    lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII, faster)
+    return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
@@ -558,7 +568,7 @@ def subject_swapped(a: Reading, b: Reading) -> bool:
     swaps = swapped_words(a, b)
     if not swaps:
         return False
-    named = {fold_plural(n.lower()) for n in a.names | b.names}
+    named = a.folded_names | b.folded_names
     return all(fold_plural(x) not in named and fold_plural(y) not in named for x, y in swaps)
 
 
