@@ -125,6 +125,7 @@ def step3_analyse(
     features: dict[str, TextFeatures] | None = None,
     vectors: dict | None = None,
     weekly_synthesis: bool = False,
+    synthesis: bool = True,
 ) -> Plan:
     return analyse(
         memories,
@@ -137,6 +138,7 @@ def step3_analyse(
         features=features,
         vectors=vectors,
         weekly_synthesis=weekly_synthesis,
+        synthesis=synthesis,
     )
 
 
@@ -212,10 +214,12 @@ def prepare_plan(
     *,
     store_vectors: bool = False,
     weekly_synthesis: bool = False,
+    synthesis: bool = True,
 ) -> Prepared:
     """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
     vectors take part (`fetch_vectors`; stored when `store_vectors`). `weekly_synthesis`
-    (`--auto`): synthesis candidates only when the last synthesis is a week old or more."""
+    (`--auto`): synthesis candidates only when the last synthesis is a week old or more;
+    `synthesis=False` (`--auto` with no judge to write a pattern): none."""
     policy, source = step1_retention(identity.cwd)
     load_model_if_needed(store, identity, semantic)
     with collector_paused():  # fetch builds a record per memory too
@@ -223,7 +227,16 @@ def prepare_plan(
         vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)
         features = dict(fetched.known_features)
         plan = step3_analyse(
-            fetched.memories, policy, source, identity, now, analysis_progress, features, vectors, weekly_synthesis
+            fetched.memories,
+            policy,
+            source,
+            identity,
+            now,
+            analysis_progress,
+            features,
+            vectors,
+            weekly_synthesis,
+            synthesis,
         )
     return Prepared(plan, fetched, features, embedded)
 
