@@ -75,6 +75,7 @@ class Reading:
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
     __slots__ = (
+        "_changed",
         "_content",
         "_folded_names",
         "_frame",
@@ -98,9 +99,9 @@ class Reading:
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
             or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
         )
-        self.marked = any(
-            m.group(0) not in _NOT_A_CHANGE for m in (_CHANGE_ASCII if plain else _CHANGE_ANY).finditer(lowered)
-        )
+        changes = _CHANGE_ASCII if plain else _CHANGE_ANY
+        self._changed = changes.search(lowered) is not None  # (most texts have no change word: one search)
+        self.marked = self._changed and any(m.group(0) not in _NOT_A_CHANGE for m in changes.finditer(lowered))
         self._targets: frozenset[str] | bool | None = False  # False: not read yet
         self._content: frozenset[str] | None = None
         self._tokens: frozenset[str] | None = None
@@ -172,7 +173,7 @@ class Reading:
     def frame(self) -> tuple[str, ...]:
         """The words lined up by `swapped_words` (change words dropped, numbers masked)."""
         if self._frame is None:
-            self._frame = _frame(self.text)
+            self._frame = _frame(self.text, self._changed)
         return self._frame
 
 
@@ -358,7 +359,9 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
-    first, second = (a.content, b.content) if a.content and b.content else (a.words, b.words)
+    first, second = a.content, b.content
+    if not (first and second):
+        first, second = a.words, b.words
     if not first or not second:
         return 0.0
     return len(first & second) / min(len(first), len(second))
@@ -553,9 +556,11 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     return differing
 
 
-def _frame(text: str) -> tuple[str, ...]:
+def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
+    """`Reading.frame`; `changed`: whether the text has a change word to drop (`Reading._changed`)."""
     lowered = text.lower()
-    lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII, faster)
+    if changed:
+        lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
     return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
 
 
