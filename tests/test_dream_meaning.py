@@ -10,7 +10,7 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import relation
+from mem0_plugin.dream.meaning import relation, unit_numbers
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -173,10 +173,84 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         # ... but a statement added after it ends is more of the same fact
         ("Use pnpm for installs.", "Use pnpm for installs. It is much faster on CI.", 0.9, "merge"),
+        # below 0.78, a package-like name both hold is shared evidence; an ordinary compound is not
+        (
+            "Tailwind classes are sorted automatically by prettier-plugin-tailwindcss; don't reorder them by hand.",
+            "Class order in JSX is whatever prettier-plugin-tailwindcss produces.",
+            0.755,
+            "merge",
+        ),
+        (
+            "Finance reports are read-only for analysts.",
+            "Dashboards shared with contractors are read-only.",
+            0.74,
+            None,
+        ),
+        # ... as is a number of two digits both hold, with a fifth of the words in common
+        (
+            "Keep commit subjects imperative and at most 72 characters; the user asked for that.",
+            "User wants short commit messages in imperative mood, max 72 chars in the subject line.",
+            0.768,
+            "merge",
+        ),
+        # "keep X off" is a prohibition whatever X is written like
+        ("Enable HTTP/2 on the upstream connections.", "Keep HTTP/2 off for upstream connections.", 0.8, "conflict"),
+        # "replaced A with B" moves away from A
+        (
+            "JWTs are verified with the golang-jwt library.",
+            "We replaced golang-jwt with lestrrat-go/jwx for JWT verification.",
+            0.8,
+            "conflict",
+        ),
+        # a number with its unit on it is a value, in any script; "502s" is a plural, no duration
+        ("The upstream read timeout is 30s.", "The upstream read timeout is 45s.", 0.95, "conflict"),
+        ("默认的请求体大小上限是10MB。", "请求体大小上限已经改为25MB。", 0.85, "conflict"),
+        # an exception is a condition the other text never states, even with the same words
+        (
+            "User prefers table-driven tests in Go.",
+            "User prefers table-driven tests in Go, except for fuzz tests.",
+            0.93,
+            None,
+        ),
+        # "instead of" states a preference, not a change
+        (
+            "Don't use panics for control flow in handlers; return errors and let the middleware write the response.",
+            "Handlers must return errors instead of panicking; the error middleware turns them into HTTP responses.",
+            0.8,
+            "merge",
+        ),
+        # one switch set on in one text and off in the other is a flip, written without a negation
+        (
+            "Set catchup=True on new DAGs so missed intervals are backfilled.",
+            "New DAGs must use catchup=False; backfills are run explicitly with airflow dags backfill instead.",
+            0.66,
+            "conflict",
+        ),
+        ("Keep debug: on for the staging workers.", "Keep debug: on for staging workers.", 0.97, "merge"),
+        # an identifier both name is their subject, even when no other word is shared
+        (
+            "Android minSdkVersion is 23.",
+            "minSdkVersion raised to 26 because the new biometrics library requires it.",
+            0.7,
+            "conflict",
+        ),
+        # "switched from A to B": a move away from what the older text says, however close the texts
+        (
+            "Package manager is npm; commit package-lock.json.",
+            "Switched from npm to pnpm; package-lock.json was deleted, commit pnpm-lock.yaml instead.",
+            0.7,
+            "conflict",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_numbers_with_their_units_are_values():
+    assert unit_numbers("timeout 30s, 2x retries, 10MB bodies, 1.5h windows") == {"30s", "2x", "10mb", "1.5h"}
+    assert unit_numbers("上限是10MB，超时30s") == {"10mb", "30s"}
+    assert unit_numbers("Fixed the 502s and the 404s; k8s and v2 are names") == frozenset()
 
 
 def test_events_merge_whatever_their_wording_and_never_conflict():

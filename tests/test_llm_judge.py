@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from dream_support import uid
 from judge_support import ScriptedJudge, Sleep
 from mem0_plugin.dream.answers import AnswerRefused, messages_for, read_answer
-from mem0_plugin.dream.asking import judge_plan
+from mem0_plugin.dream.asking import candidate_key, judge_plan
 from mem0_plugin.dream.judging import answered_plan
 from mem0_plugin.dream.plan import Candidate, Plan
 from mem0_plugin.judges.config import JudgeSettings, JudgeUnavailable, read_settings
+from mem0_plugin.judges.left_alone import REMEMBER_DAYS, remember, settled_keys
 from mem0_plugin.judges.llm_judge import LlmJudge
 
 OLD, NEW = uid(1), uid(2)
@@ -251,3 +253,22 @@ def test_ollama_through_llm_factory_is_built_offline_or_names_its_package(capsys
         assert model is None and not judge.built
         [line] = capsys.readouterr().err.splitlines()
         assert "llm provider 'ollama'" in line and "pip install ollama" in line
+
+
+def test_what_was_left_alone_is_remembered_for_thirty_days(tmp_path):
+    day = datetime(2026, 12, 1, 3, 17, tzinfo=timezone.utc)
+    remember(tmp_path, ["a", "b"], day)
+    remember(tmp_path, ["c"], day + timedelta(days=10))
+    assert settled_keys(tmp_path, day + timedelta(days=REMEMBER_DAYS)) == {"a", "b", "c"}
+    assert settled_keys(tmp_path, day + timedelta(days=REMEMBER_DAYS + 1)) == {"c"}
+    remember(tmp_path, ["d"], day + timedelta(days=REMEMBER_DAYS + 1))  # a write drops what expired
+    assert set(json.loads((tmp_path / "judge" / "left-alone.json").read_text())) == {"c", "d"}
+
+
+def test_a_key_names_the_question_the_texts_and_the_model():
+    edited = Candidate(
+        ids=CANDIDATE.ids, type=CANDIDATE.type, texts=(CANDIDATE.texts[0], "x"), similarity=0.8, question="merge"
+    )
+    assert candidate_key(CANDIDATE, "openai gpt") == candidate_key(CANDIDATE, "openai gpt")
+    assert candidate_key(CANDIDATE, "openai gpt") != candidate_key(CANDIDATE, "ollama llama")
+    assert candidate_key(CANDIDATE, "openai gpt") != candidate_key(edited, "openai gpt")

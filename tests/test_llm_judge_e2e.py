@@ -67,7 +67,7 @@ def test_auto_applies_the_models_validated_answers(run_cli, project, mem0_home, 
     (mem0_home / "config.yaml").write_text(chat.config_yaml(max_calls_per_run=5))
     done = auto(run_cli, project)
     assert done.returncode == 0, done.stderr
-    judged = "  judge_asked=2  judge_actions=2  judge_dropped=0  judge_failed=0"
+    judged = "  judge_asked=2  judge_actions=2  judge_dropped=0  judge_failed=0  judge_remembered=0"
     assert done.stdout.strip() == auto_summary(1, 0, 0) + "  superseded=1" + judged
     assert [r["path"] for r in chat.requests] == ["/v1/chat/completions"] * 2
     assert chat.requests[0]["body"]["response_format"] == {"type": "json_object"}
@@ -88,7 +88,7 @@ def test_auto_drops_a_bad_answer_and_keeps_to_its_budget(run_cli, project, mem0_
     finally:
         server.close()
     assert done.returncode == 0, done.stderr
-    judged = "  judge_asked=1  judge_actions=0  judge_dropped=1  judge_failed=0"
+    judged = "  judge_asked=1  judge_actions=0  judge_dropped=1  judge_failed=0  judge_remembered=0"
     assert done.stdout.strip() == auto_summary(0, 0, 0) + judged
     assert "merged_text drops 'make e2e'" in done.stderr and len(server.requests) == 1
     assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
@@ -193,8 +193,11 @@ def habits(tmp_path, mem0_home, run_cli):
     return make
 
 
-def judged_line(asked: int, actions: int, dropped: int, failed: int = 0) -> str:
-    return f"  judge_asked={asked}  judge_actions={actions}  judge_dropped={dropped}  judge_failed={failed}"
+def judged_line(asked: int, actions: int, dropped: int, failed: int = 0, remembered: int = 0) -> str:
+    return (
+        f"  judge_asked={asked}  judge_actions={actions}  judge_dropped={dropped}  judge_failed={failed}"
+        f"  judge_remembered={remembered}"
+    )
 
 
 def habit_or_leave(user_message: str) -> str:
@@ -225,13 +228,14 @@ def test_auto_has_the_model_write_a_habit_once_a_week_and_undo_retires_it(run_cl
         server.close()
     assert first == auto_summary(0, 0, 0) + "  synthesized=1" + judged_line(2, 1, 0)
     assert same_week == auto_summary(0, 0, 0) + judged_line(0, 0, 0)  # the week's synthesis is done
-    assert week_later == auto_summary(0, 0, 0) + judged_line(1, 0, 0)  # the group left is asked again
-    assert asked_first == 2 and len(server.requests) == 3
+    # the group left alone is remembered: not asked again while its texts are unchanged
+    assert week_later == auto_summary(0, 0, 0) + judged_line(0, 0, 0, remembered=1)
+    assert asked_first == 2 and len(server.requests) == 2
     system, user = server.requests[1]["body"]["messages"]
     assert '"synthesize" | "leave"' in system["content"] and "must not restate one observation" in system["content"]
     assert f"1. (2026-11-03) {json.dumps(HABIT[0])}" in user["content"]
     assert f"3. (2026-11-23) {json.dumps(HABIT[2])}" in user["content"]
-    assert MIGRATION_TEXTS[0] in server.requests[2]["body"]["messages"][1]["content"]
+    assert MIGRATION_TEXTS[0] in server.requests[0]["body"]["messages"][1]["content"]
 
     assert made["source_memory_ids"] == [TAX, COUPON, SHIPPING]
     assert made["metadata"]["source"] == "mem0-dream-synthesis" and made["metadata"]["type"] == "user_preference"
@@ -266,3 +270,37 @@ def test_auto_drops_a_bad_answer_about_a_group(run_cli, habits, mem0_home, reply
     [note] = done.stderr.splitlines()
     assert note.startswith(f"mem0-dream: the judge's answer about {TAX} was dropped") and why in note
     assert len(export(run_cli)) == len(HABIT_RECORDS)  # nothing written
+
+
+def test_a_pair_left_alone_is_not_asked_again_until_a_text_changes(run_cli, project, mem0_home):
+    server = ChatServer(lambda _: '{"decision": "leave"}')
+    try:
+        (mem0_home / "config.yaml").write_text(server.config_yaml())
+        first, second = auto(run_cli, project), auto(run_cli, project)
+        identity = resolve_identity(cwd=str(project))
+        with open_store(identity.store_location) as store:  # an agent edits one text of a pair
+            caller = operations.Caller(store, identity, actor="mcp")
+            operations.update_memory(caller, STAGE_NEW, "Use the staging cluster for load tests on Sundays")
+        third = auto(run_cli, project)
+    finally:
+        server.close()
+    assert first.stdout.strip() == auto_summary(0, 0, 0) + judged_line(2, 0, 0)
+    assert second.stdout.strip() == auto_summary(0, 0, 0) + judged_line(0, 0, 0, remembered=2)
+    assert third.stdout.strip() == auto_summary(0, 0, 0) + judged_line(1, 0, 0, remembered=1)  # the edited pair
+    assert len(server.requests) == 3 and "on Sundays" in server.requests[2]["body"]["messages"][1]["content"]
+    assert {m["lifecycle_state"] for m in export(run_cli).values()} == {"active"}
+
+
+def test_an_unreadable_record_of_what_was_left_alone_only_costs_a_call(run_cli, project, mem0_home):
+    server = ChatServer(lambda _: '{"decision": "leave"}')
+    try:
+        (mem0_home / "config.yaml").write_text(server.config_yaml(max_calls_per_run=1))
+        auto(run_cli, project)
+        left = mem0_home / "judge" / "left-alone.json"
+        assert len(json.loads(left.read_text())) == 1
+        left.write_text("{not json")
+        again = auto(run_cli, project)
+    finally:
+        server.close()
+    assert again.returncode == 0 and again.stdout.strip() == auto_summary(0, 0, 0) + judged_line(1, 0, 0)
+    assert len(json.loads(left.read_text())) == 1  # rewritten whole

@@ -62,6 +62,13 @@ class StoreError(Mem0PluginError):
     exit_code = 6
 
 
+class WriteConflictError(StoreError):
+    """The database aborted a write transaction for a conflict with another (a serialization
+    failure or a deadlock, docs/stores.md): nothing of it was applied; it may be run again."""
+
+    sqlstate: str = ""
+
+
 class ConfigError(Mem0PluginError):
     """Configuration (store URL, environment) is unusable."""
 

@@ -76,6 +76,7 @@ class StoreProbe:
     error: str = ""
     missing: bool = False  # read-only scan: there is no store file yet
     blocker: Path | None = None  # the nearest existing ancestor of the store's directory
+    vectors: str = ""  # a PostgreSQL store: how it ranks vectors (docs/stores.md, "Vectors")
 
     @property
     def opened(self) -> bool:
@@ -133,7 +134,8 @@ def store_check(probe: StoreProbe) -> CheckResult:
         return CheckResult(STORE, True, f"{probe.url} (no store file yet, 0 memories)")
     if probe.problem is not None:
         return CheckResult(STORE, False, probe.error, store_fix(probe.problem, probe.path, probe.url, probe.blocker))
-    return CheckResult(STORE, True, f"{probe.url} ({plural(probe.count or 0, 'memory', 'memories')})")
+    vectors = f"; vectors: {probe.vectors}" if probe.vectors else ""
+    return CheckResult(STORE, True, f"{probe.url} ({plural(probe.count or 0, 'memory', 'memories')}{vectors})")
 
 
 def identity_check(user: str | None, project: str | None, branch: str | None, error: str = "") -> CheckResult:

@@ -186,7 +186,8 @@ def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.S
         store = open_store(location, readonly=readonly)
     except StoreError as exc:
         return health.StoreProbe(shown, None, problem=health.DATABASE, error=str(exc)), None
-    return health.StoreProbe(shown, None), store
+    path = getattr(store, "vectors", None)  # `postgres_vectors.VectorPath`
+    return health.StoreProbe(shown, None, vectors=path.describe() if path is not None else ""), store
 
 
 def open_readonly(location: StoreLocation) -> SqliteStore:

@@ -143,14 +143,19 @@ def add_memory(
         if infer
         else None
     )
-    events: list[dict[str, Any]] = []
-    with caller.store.write() as writer:
+
+    def add(writer) -> tuple[Memory | None, Memory, list[dict[str, Any]]]:
         existing = writer.find_identical(memory)
-        if existing is None:
-            memory = writer.insert(memory, actor=caller.actor)  # a hosted store gives it the platform's id
-            if comparison is not None:
-                write_path.store_vector(writer, memory, comparison)
-                events = write_path.retire(writer, memory, comparison, caller.actor)
+        if existing is not None:
+            return existing, memory, []
+        stored = writer.insert(memory, actor=caller.actor)  # a hosted store gives it the platform's id
+        if comparison is None:
+            return None, stored, []
+        write_path.store_vector(writer, stored, comparison)
+        return None, stored, write_path.retire(writer, stored, comparison, caller.actor)
+
+    # one whole transaction, run again from the start if the database reports a conflict
+    existing, memory, events = caller.store.transact(add)
     result = existing or memory
     if existing is None and (comparison is None or comparison.vector is None):
         _embed_later(caller, [memory.id])
@@ -240,21 +245,26 @@ def update_memory(caller: Caller, memory_id: object, text: object = None, metada
     memory_id = _memory_id(memory_id)
     if text is None and metadata is None:
         raise InvalidInputError("update_memory needs text, metadata, or both")
-    fields: dict[str, Any] = {}
-    with caller.store.write() as writer:
-        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
-        before = writer.get(caller.user_id, memory_id)
+
+    def update(writer) -> tuple[Memory, Memory]:
+        full_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
+        before = writer.get(caller.user_id, full_id)
         if before is None:
-            raise _not_found(writer, caller.user_id, memory_id)
+            raise _not_found(writer, caller.user_id, full_id)
         if before.immutable:
-            raise ImmutableError(f"memory {memory_id} is immutable and cannot be updated")
+            raise ImmutableError(f"memory {full_id} is immutable and cannot be updated")
+        fields: dict[str, Any] = {}
         if text is not None:
             fields["memory"] = validate_text(text)
         if metadata is not None:
             fields["metadata"] = _merge_metadata(before.metadata, validate_metadata(metadata))
         if _changes_nothing(before, fields):  # the same update again: no new version, no history
-            return with_state(before)
-        after = writer.change(before, "UPDATE", caller.actor, **fields)
+            return before, before
+        return before, writer.change(before, "UPDATE", caller.actor, **fields)
+
+    before, after = caller.store.transact(update)
+    if after is before:
+        return with_state(before)
     if after.memory != before.memory:
         _embed_later(caller, [after.id])
     return with_state(after)
@@ -262,12 +272,15 @@ def update_memory(caller: Caller, memory_id: object, text: object = None, metada
 
 def delete_memory(caller: Caller, memory_id: object) -> dict[str, Any]:
     memory_id = _memory_id(memory_id)
-    with caller.store.write() as writer:
-        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
-        before = writer.get(caller.user_id, memory_id)
+
+    def delete(writer) -> None:
+        full_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)  # a deleted one: say so
+        before = writer.get(caller.user_id, full_id)
         if before is None:
-            raise _not_found(writer, caller.user_id, memory_id)
+            raise _not_found(writer, caller.user_id, full_id)
         writer.delete(before, caller.actor)
+
+    caller.store.transact(delete)
     return {"message": DELETED_MESSAGE}
 
 
@@ -286,9 +299,10 @@ def _not_found(writer, user_id: str, memory_id: str) -> NotFoundError:
 
 def restore_memory(caller: Caller, memory_id: object) -> Memory:
     """Bring back a deleted, merged or superseded memory as active (not a purged one)."""
-    memory_id = _memory_id(memory_id)
-    with caller.store.write() as writer:
-        memory_id = writer.resolve_id(caller.user_id, memory_id, deleted=True)
+    key = _memory_id(memory_id)
+
+    def restore(writer) -> Memory:
+        memory_id = writer.resolve_id(caller.user_id, key, deleted=True)
         current = writer.get(caller.user_id, memory_id)
         if current is not None:
             if current.lifecycle_state == ACTIVE:
@@ -305,6 +319,8 @@ def restore_memory(caller: Caller, memory_id: object) -> Memory:
         restored = replace(old, updated_at=writer.now, version=old.version + 1)
         return writer.insert(restored, event="RESTORE", actor=caller.actor)
 
+    return caller.store.transact(restore)
+
 
 def delete_memories(caller: Caller, filters: object = None) -> int:
     """Delete every memory of the user that `filters` selects, in any lifecycle state (the
@@ -319,14 +335,17 @@ def delete_memories(caller: Caller, filters: object = None) -> int:
         if found.next is None:
             break
         page = found.next
-    deleted = 0
-    with caller.store.write() as writer:
+
+    def delete_all(writer) -> int:
+        deleted = 0
         for memory_id in ids:
             current = writer.get(caller.user_id, memory_id)
             if current is not None:  # not deleted meanwhile
                 writer.delete(current, caller.actor)
                 deleted += 1
-    return deleted
+        return deleted
+
+    return caller.store.transact(delete_all)
 
 
 def memory_history(caller: Caller, memory_id: object) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..dream import report
 from ..dream.apply import ApplyOutcome, answer_problem, apply_plan, check_answers, recover
-from ..dream.asking import judge_plan, tally_fields
+from ..dream.asking import candidate_key, judge_plan, tally_fields
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
 from ..dream.judging import answered_plan
@@ -29,6 +29,7 @@ from ..dream.undo import LeftAlone, apply_undo, plan_undo
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick
+from ..judges.left_alone import remember, settled_keys
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
@@ -226,8 +227,7 @@ def _auto_run(args, identity: Identity) -> int:
             return 0
         judge = _judge(identity)
         if judge is not None and plan.candidates:
-            dates = observation_dates(prepared.fetched.memories, plan.candidates)
-            plan = answered_plan(judge_plan(plan, judge, lambda answer: answer_problem(store, plan, answer), dates))
+            plan = _judged_plan(store, identity, prepared, judge, _now(args))
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
         store_new_features(store, prepared)  # so the next night need not read these texts again
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
@@ -256,6 +256,24 @@ def _judge_configured(identity: Identity) -> bool:
     from ..judges.llm_judge import judge_configured
 
     return judge_configured(identity.home)
+
+
+def _judged_plan(store, identity: Identity, prepared, judge, now) -> Plan:
+    """The plan with the model's answers as actions; what it leaves alone is remembered so the
+    next nights do not ask again (docs/judges.md, "Left alone")."""
+    plan = prepared.plan
+    dates = observation_dates(prepared.fetched.memories, plan.candidates)
+    label = judge.settings.label
+    judged = judge_plan(
+        plan,
+        judge,
+        lambda answer: answer_problem(store, plan, answer),
+        dates,
+        key=lambda candidate: candidate_key(candidate, label),
+        settled=settled_keys(identity.home, now),
+    )
+    remember(identity.home, judge.tally.left, now)
+    return answered_plan(judged)
 
 
 def _judge(identity: Identity):

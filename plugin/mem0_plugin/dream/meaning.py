@@ -33,7 +33,7 @@ _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
-    r"(?:\w+\s+)?off\b"
+    r"(?:[\w/.+-]+\s+)?off\b"
 )
 _CHANGE_EN = (
     r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
@@ -57,7 +57,7 @@ _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 _TURNED = r"\b(?:was|were|has been|have been) (?:turned|switched) (?:off|on)\b|\b(?:was|were) (?:disabled|enabled)\b"
 _SUPERSEDE_ASCII = re.compile(_TURNED + "|" + _CHANGE_EN)
 _SUPERSEDE_ANY = re.compile(_TURNED + "|" + _CHANGE_EN + "|" + _CHANGE_OTHER)
-_NOT_A_CHANGE = frozenset({"rather than"})
+_NOT_A_CHANGE = frozenset({"rather than", "instead of"})  # a preference: "return errors instead of panicking"
 
 
 def change_marker(text: str) -> str | None:
@@ -281,14 +281,36 @@ def kind_of(value: str) -> str:
     return "dotted" if "." in value else "snake" if "_" in value else "camel"
 
 
+# A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB"): `features` reads no
+# number there (no word boundary), so "timeout 30s" / "timeout 45s" would differ in nothing.
+# "502s" (HTTP statuses in the plural) is no duration: 100-599 with "s" is left out.
+_UNIT_NUMBER = re.compile(
+    r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|min|mins|h|hrs?|d|kb|mb|gb|tb|k|x)(?![0-9A-Za-z_])", re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=1 << 12)
+def unit_numbers(text: str) -> frozenset[str]:
+    if not any(c.isdigit() for c in text):
+        return frozenset()
+    return frozenset(
+        (number + unit).lower()
+        for number, unit in _UNIT_NUMBER.findall(text)
+        if not (unit.lower() == "s" and 100 <= float(number) < 600)
+    )
+
+
 def _kinds_of(text: str, features: TextFeatures) -> dict[str, frozenset[str]]:
+    units = unit_numbers(text)
     if text.isascii():
         grouped: dict[str, set[str]] = {}
         for value in features.literals:
             grouped.setdefault(kind_of(value), set()).add(value)
+        if units:
+            grouped.setdefault("number", set()).update(units)
         return {kind: frozenset(values) for kind, values in grouped.items()}
     kinds = literals_by_kind(text)
-    found = set(_NUMBER_IN_ANY_SCRIPT.findall(text))
+    found = set(_NUMBER_IN_ANY_SCRIPT.findall(text)) | units
     known = set().union(*kinds.values()) if kinds else set()
     numbers = {n for n in found if not any(n in value for value in known)}
     if numbers:
@@ -312,6 +334,7 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         a.plain
         and b.plain
         and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
+        and not (unit_numbers(a.text) and unit_numbers(b.text))
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
@@ -338,6 +361,28 @@ def tool_swapped(a: Reading, b: Reading) -> bool:
     return any(not _mentions(n, b) for n in a.names) and any(not _mentions(n, a) for n in b.names)
 
 
+_ASSIGNED_SWITCH = re.compile(
+    r"(?<![\w.-])([a-z_][\w.-]*)\s*[=:]\s*(true|false|on|off|yes|no|enabled|disabled)\b", re.IGNORECASE
+)
+_SWITCH_ON = frozenset({"true", "on", "yes", "enabled"})
+
+
+def switched(a: Reading, b: Reading) -> bool:
+    """One setting written as a switch in both texts, on in one and off in the other:
+    "Set catchup=True on new DAGs" / "New DAGs must use catchup=False"."""
+    settings_a = _switches(a.text)
+    if not settings_a:
+        return False
+    settings_b = _switches(b.text)
+    return any(name in settings_b and settings_b[name] != on for name, on in settings_a.items())
+
+
+def _switches(text: str) -> dict[str, bool]:
+    if "=" not in text and ":" not in text:
+        return {}
+    return {m.group(1).lower(): m.group(2).lower() in _SWITCH_ON for m in _ASSIGNED_SWITCH.finditer(text)}
+
+
 def polarity_flipped(a: Reading, b: Reading) -> bool:
     """One text only is negated, and what it negates is something the other says: "Never
     commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
@@ -356,12 +401,45 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     return any(word[:4] in beginnings for word in targets)
 
 
+_FROM_TO = re.compile(
+    r"\bfrom\s+([\w.@+#/-]+)\s+(?:to|for)\s+([\w.@+#/-]+)|\breplaced\s+([\w.@+#/-]+)\s+(?:with|by)\s+([\w.@+#/-]+)",
+    re.IGNORECASE,
+)
+
+
+def moved_away(older: Reading, newer: Reading) -> bool:
+    """The newer text says it moved from something the older one says to something the older
+    does not say: "Package manager is npm" / "Switched from npm to pnpm"; "JWTs are verified
+    with golang-jwt" / "We replaced golang-jwt with lestrrat-go/jwx"."""
+    lowered = newer.text.lower()
+    if not newer.plain or ("from" not in lowered and "replaced" not in lowered):
+        return False
+    for match in _FROM_TO.finditer(newer.text):
+        left, right = (
+            part.lower().strip(".-") for part in (match.group(1, 2) if match.group(1) else match.group(3, 4))
+        )
+        said, new = set(words(left)), set(words(right))
+        if said and new and said <= older.tokens and not new <= older.tokens:
+            return True
+    return False
+
+
+def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
+    """The literal identifiers (not numbers, versions or other values) both texts hold."""
+    if not (a.plain and b.plain) or not (a.features.literals and b.features.literals):
+        return frozenset()
+    return frozenset(v for v in a.features.literals & b.features.literals if kind_of(v) not in VALUE_KINDS)
+
+
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
     first, second = a.content, b.content
     if not (first and second):
         first, second = a.words, b.words
+    named = _shared_names(a, b)
+    if named:  # an identifier both name is their subject too ("minSdkVersion is 23" / "raised to 26")
+        first, second = first | named, second | named
     if not first or not second:
         return 0.0
     return len(first & second) / min(len(first), len(second))
@@ -384,6 +462,9 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how
 # a reworded fact is often phrased, so they only count below `SOFT_CONDITION_COSINE`.
 CONDITION_WORDS = frozenset("if unless only except also".split())
+# an exception is never "stated in other words" by a text without one: "User prefers
+# table-driven tests in Go" does not say "except for fuzz tests" because it says "tests"
+EXCLUSION_WORDS = frozenset("unless except".split())
 SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split())
 SOFT_CONDITION_COSINE = 0.86
 MERGE_COSINE = 0.78
@@ -401,7 +482,9 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
         if in_a == in_b:
             return False
         one, other = (a, b) if in_a else (b, a)
-        return any(not restated(clause, other) for clause in condition_clauses(one.text, kind))
+        return any(
+            word in EXCLUSION_WORDS or not restated(clause, other) for word, clause in condition_clauses(one.text, kind)
+        )
 
     return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
 
@@ -416,18 +499,18 @@ MAX_CONDITIONS = 16  # the conditions of a text read at most (a text of thousand
 _ONCE_AS_COUNT = frozenset("and or per a an every then again more".split())
 
 
-def condition_clauses(text: str, kind: frozenset[str]) -> list[frozenset[str]]:
-    """The significant words of each condition `text` states with a word of `kind`: the words
-    of the clause the condition word opens ("once they are older than 24 hours" → {older, 24,
-    hour}). "once" counting times is no condition."""
-    clauses: list[frozenset[str]] = []
+def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
+    """Each condition `text` states with a word of `kind`: the word and the significant words
+    of the clause it opens ("once they are older than 24 hours" → (once, {older, 24, hour})).
+    "once" counting times is no condition."""
+    clauses: list[tuple[str, frozenset[str]]] = []
     for match in _CONDITION_CLAUSE.finditer(text.lower()):
         if len(clauses) == MAX_CONDITIONS:
             break
         word, rest = match.group(1), words(match.group(2))
         if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
             continue
-        clauses.append(significant_of(rest) - WEAK_WORDS)
+        clauses.append((word, significant_of(rest) - WEAK_WORDS))
     return clauses
 
 
@@ -449,6 +532,28 @@ UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two th
 
 LOW_MERGE_COSINE = 0.70  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
 EVIDENCE_WORD_OVERLAP = 0.40
+NUMBER_EVIDENCE_WORD_OVERLAP = 0.20  # with a number of two digits or more in common
+
+
+_COMPOUND = re.compile(r"(?<![\w.@/-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/-])")
+# parts of the hyphenated words of ordinary English ("read-only", "end-to-end", "server-side")
+_ENGLISH_COMPOUND_PARTS = frozenset(
+    "to in on off out up only side time level party based free safe like wide specific aware friendly "
+    "driven facing non re pre self multi cross end one two well high low real long short read write day "
+    "built opt follow by of and the a per first last full half".split()
+)
+
+
+def _compounds(text: str) -> frozenset[str]:
+    """Lower-case hyphenated names that are no ordinary English compound: package-like names
+    ("react-native-config", "next-intl", "prettier-plugin-tailwindcss"), not "read-only"."""
+    if "-" not in text:
+        return frozenset()
+    return frozenset(
+        match.group()
+        for match in _COMPOUND.finditer(text)
+        if _ENGLISH_COMPOUND_PARTS.isdisjoint(match.group().split("-"))
+    )
 
 
 def literal_values(r: Reading) -> frozenset[str]:
@@ -466,8 +571,16 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
         return True
     if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
         return True  # in Chinese or Russian text the Latin words name things: two in common
+    if _compounds(a.text) & _compounds(b.text):
+        return True  # a package-like name both hold: "prettier-plugin-tailwindcss", "next-intl"
     union = a.words | b.words
-    return bool(union) and len(a.words & b.words) / len(union) >= EVIDENCE_WORD_OVERLAP
+    if not union:
+        return False
+    overlap = len(a.words & b.words) / len(union)
+    if overlap >= EVIDENCE_WORD_OVERLAP:
+        return True
+    numbers = {v for v in literal_values(a) & literal_values(b) if v.isdigit() and len(v) >= 2}
+    return bool(numbers) and overlap >= NUMBER_EVIDENCE_WORD_OVERLAP
 
 
 def relation(
@@ -476,7 +589,7 @@ def relation(
     """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
     run cheapest first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    flipped, marked = polarity_flipped(a, b), b.marked and not a.marked
+    flipped, marked = polarity_flipped(a, b) or switched(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
     if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
@@ -489,8 +602,10 @@ def relation(
         return None  # (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
+    moved = marked and moved_away(a, b)
     if (
         could_merge
+        and not moved
         and not values
         and same_conditions
         and (event or (not flipped and not (marked and introduced(a, b))))
@@ -509,7 +624,7 @@ def relation(
         marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)
     ):
         return "conflict"
-    if flipped or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
+    if flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
         return "conflict"
     return None
 

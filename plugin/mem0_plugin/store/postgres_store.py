@@ -9,35 +9,43 @@ dialect (`store.postgres_filters`), and the locks:
 
 * every write transaction first takes one transaction-level advisory lock, so writers
   queue one after another as they do on SQLite (`BEGIN IMMEDIATE`): the same guarantees
-  (an identical text stored once, conditional writes on the row version) with no
-  serialization failure or deadlock to retry;
+  (an identical text stored once, conditional writes on the row version). A conflict the
+  server still reports (with a session outside the store, or under a stricter isolation
+  level set on the database) is a `WriteConflictError`, and `transact` runs the whole
+  transaction again (`store.postgres_retry`);
 * dream's apply holds a session-level advisory lock for its whole duration
   (`apply_lock`), the lock the SQLite store keeps in a file beside it: one apply at a time
   per database, across every machine that uses it.
 
 A lost connection ends its transaction on the server: what it wrote is rolled back whole.
+Vectors are ranked by pgvector when the server has it, else in the process
+(`store.postgres_vectors`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from ..errors import StoreError
+from ..errors import StoreError, WriteConflictError
 from ..filters import CompiledFilter
 from ..store_url import display_url
 from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
+from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
+from .postgres_vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
 from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
 WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
 POOL_SIZE = 8
+T = TypeVar("T")
 LEXICAL_MARGIN = 16  # ranked candidates read beyond top_k: the SQL order and the score may tie apart
 
 _HINT = re.compile(r"\s+INDEXED BY \w+")
@@ -98,6 +106,12 @@ class PostgresWriter(Writer):
     SQLite's own."""
 
     SOURCE_SQL = "mem0_text(meta -> 'source')"  # NULL for unreadable metadata, as on SQLite
+    pgvector = False  # the store ranks by pgvector: each vector is also written as its `embedding`
+
+    def _insert_vector(self, row: tuple[str, str, str, str, bytes], vector: Any) -> None:
+        if not self.pgvector:
+            return super()._insert_vector(row, vector)
+        insert_vector(self._conn.raw, row)  # type: ignore[attr-defined]
 
     def optimize_search_index(self) -> None:
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
@@ -107,12 +121,18 @@ class PostgresStore(SqliteStore):
     """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
 
     scheme = "postgresql"
+    write_retry = WriteRetry()  # `transact`'s attempts after a conflict
+    warm_in_background = True  # with pgvector: load the in-process ranking's vectors meanwhile (`_vector_side`)
 
     def __init__(self, url: str, *, readonly: bool = False):
         self.url = url
         self._init_state(readonly)
         self._local = threading.local()
         self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
+        self.vectors = VectorPath()  # decided at open (`postgres_vectors.detect`)
+        self.conflicts_retried: list[str] = []  # the SQLSTATE of each conflict whose transaction ran again
+        self._warming: set[tuple[str, str]] = set()  # (user, model) whose vectors a thread loads or loaded
+        self._warm: set[tuple[str, str]] = set()  # those loaded: ranked in the process from then on
         self._pool = self._open_pool()
 
     def _has_features_column(self) -> bool:
@@ -133,6 +153,8 @@ class PostgresStore(SqliteStore):
             with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
                 if not self.readonly:
                     migrate(conn)
+                off = os.environ.get(OFF_ENV, "").strip().lower() == "off"
+                self.vectors = detect(conn, readonly=self.readonly, turned_off=off)
             pool = ConnectionPool(
                 self.url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="mem0"
             )
@@ -192,13 +214,17 @@ class PostgresStore(SqliteStore):
 
         if getattr(self._local, "conn", None) is not None:
             raise StoreError("store write failed: a transaction is already open in this thread")
+        committing, raw = False, None
         try:
             raw = self._begin((f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK:d})", ()))  # one round trip
             conn = self._local.conn = _Connection(raw)
             self._views += 1
             try:
                 self._check_apply_lock()
-                yield PostgresWriter(conn)  # type: ignore[arg-type]
+                writer = PostgresWriter(conn)  # type: ignore[arg-type]
+                writer.pgvector = self.vectors.pgvector
+                yield writer
+                committing = True
                 raw.execute("COMMIT")
             except BaseException:
                 _rollback(conn)
@@ -208,7 +234,21 @@ class PostgresStore(SqliteStore):
                 self._views += 1
                 self._pool.putconn(raw)
         except psycopg.Error as exc:
-            raise StoreError(f"store write failed: {_first_line(exc)}") from None
+            lost = raw is None or raw.broken or raw.closed
+            raise _write_error(exc, committing=committing, lost=lost) from None
+
+    def transact(self, work: Callable[[Writer], T], *, secure: bool = False) -> T:
+        """`work(writer)` in one write transaction, run again from the start after a conflict
+        the server reports (`store.postgres_retry`): every attempt re-reads what it checks."""
+
+        def once() -> T:
+            with self.write(secure=secure) as writer:
+                return work(writer)
+
+        return run_with_retries(once, self.write_retry, retried=self._conflict_retried)
+
+    def _conflict_retried(self, conflict: WriteConflictError) -> None:
+        self.conflicts_retried.append(conflict.sqlstate)
 
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
@@ -297,6 +337,46 @@ class PostgresStore(SqliteStore):
     ) -> tuple[str, list]:
         return super()._where(user_id, postgres_filter(where), mode, app_id)
 
+    def _vector_side(
+        self,
+        user_id: str,
+        model: str,
+        vector: Any,
+        sql: str,
+        params: list,
+        wanted: int,
+        known: Sequence[str] = (),
+    ) -> tuple[dict[str, float], list[tuple[Any, float, str]]]:
+        """With pgvector, the server finds the nearest (`store.postgres_vectors`) until this
+        process holds the user's vectors in memory, which a thread loads meanwhile
+        (`warm_in_background`); then, or without pgvector, they are ranked here as on SQLite.
+        Both give the same results: pgvector spares a new process the load (seconds for
+        100,000 vectors), the loaded vectors a long-lived one the server's scan."""
+        if not self.vectors.pgvector or (user_id, model) in self._warm:
+            return super()._vector_side(user_id, model, vector, sql, params, wanted, known)
+        if self.warm_in_background:
+            self._start_warming(user_id, model)
+        cosines = known_cosines(self._query, user_id, model, vector, known)
+        return cosines, nearest_in_scope(self._query, user_id, model, vector, sql, params, wanted)
+
+    def _start_warming(self, user_id: str, model: str) -> None:
+        """Load the vectors of (user, model) for the in-process ranking, once, on a thread."""
+        key = (user_id, model)
+        with self._lock:
+            if key in self._warming:
+                return
+            self._warming.add(key)
+            index = self.vector_index(user_id, model)
+
+        def load() -> None:
+            try:
+                index.current(self._query)
+            except Exception:  # a closed store, a lost server: pgvector goes on serving
+                return
+            self._warm.add(key)
+
+        threading.Thread(target=load, name="mem0-vectors", daemon=True).start()
+
     def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
         """Lexical search's candidates (docs/search.md): the GIN index finds the memories in
         scope that hold a query word, PostgreSQL ranks them by the number of shared words
@@ -323,6 +403,27 @@ def _rollback(conn: _Connection) -> None:
             conn.raw.execute("ROLLBACK")
         except Exception:
             pass
+
+
+def _write_error(exc: Any, *, committing: bool, lost: bool) -> StoreError:
+    """The store error of a failed write transaction: a conflict (`WriteConflictError`, which
+    `transact` retries), a lost connection (said plainly, with what became of the write), or
+    any other."""
+    if getattr(exc, "sqlstate", None) in RETRYABLE:
+        conflict = WriteConflictError(f"store write failed: {_first_line(exc)} (a conflict with another transaction)")
+        conflict.sqlstate = exc.sqlstate
+        return conflict
+    if lost:
+        if committing:
+            return StoreError(
+                f"store write failed: the connection to the database was lost while committing ({_first_line(exc)}); "
+                "the change may or may not have been applied: check with `mem0-memories history`"
+            )
+        return StoreError(
+            f"store write failed: the connection to the database was lost ({_first_line(exc)}); "
+            "nothing of this write was applied"
+        )
+    return StoreError(f"store write failed: {_first_line(exc)}")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
@@ -46,6 +46,7 @@ from .rows import (
     text_hash,
 )
 
+T = TypeVar("T")
 BUSY_TIMEOUT_MS = 60_000
 CHECKPOINT_WAIT_MS = 3_000
 PURGED_TEXT = "[purged]"  # what `mem0-forget --purge` leaves where a forgotten memory's text was
@@ -258,6 +259,13 @@ class SqliteStore:
             finally:
                 if secure:
                     self._conn.execute(f"PRAGMA secure_delete = {before:d}")
+
+    def transact(self, work: Callable[[Writer], T], *, secure: bool = False) -> T:
+        """`work(writer)` in one `write()` transaction, and its result. The whole transaction is
+        a function, so a store whose server may abort one for a conflict can run it again from
+        the start (the PostgreSQL store: docs/stores.md, "Conflicts retried"); here it runs once."""
+        with self.write(secure=secure) as writer:
+            return work(writer)
 
     @contextmanager
     def _transaction(self) -> Iterator[Writer]:
@@ -510,19 +518,13 @@ class SqliteStore:
             return replacements_first([(m, s) for m, s in lexical if threshold is None or s >= threshold])
         pool = max(2 * top_k, 20)  # vector candidates; the lexical side's best `top_k` join them
         found: dict[str, Candidate] = {}
-        with self._lock:
-            view = self._view()
-        index = self.vector_index(user_id, model)
-        ids, matrix = index.current(self._query, view, counted=self._counts_vectors())
-        position = index.position()
         terms = significant_words(query)
-        for memory, score in lexical:
-            row = position.get(memory.id)
-            cosine = float(matrix[row] @ vector) if row is not None else None
-            found[memory.id] = Candidate(memory, score, cosine)
         sql, params = self._where(user_id, where, mode)
+        cosines, nearest = self._vector_side(user_id, model, vector, sql, params, pool, [m.id for m, _ in lexical])
+        for memory, score in lexical:
+            found[memory.id] = Candidate(memory, score, cosines.get(memory.id))
         exact = text_hash(query)
-        for memory, cosine, hashed in self._nearest_in_scope(ids, matrix, vector, sql, params, pool):
+        for memory, cosine, hashed in nearest:
             if memory.id not in found:
                 score = 1.0 if hashed == exact else overlap_score(terms, significant_words(memory.memory))
                 found[memory.id] = Candidate(memory, score, cosine)
@@ -540,13 +542,31 @@ class SqliteStore:
     ) -> list[tuple[Memory, float]]:
         """The `top_k` memories in scope whose stored vectors of `model` are nearest to `vector`,
         with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
-        with self._lock:
-            view = self._view()
-        ids, matrix = self.vector_index(user_id, model).current(self._query, view, counted=self._counts_vectors())
         sql, params = self._where(user_id, where, mode)
         return [
-            (memory, cosine) for memory, cosine, _ in self._nearest_in_scope(ids, matrix, vector, sql, params, top_k)
+            (memory, cosine) for memory, cosine, _ in self._vector_side(user_id, model, vector, sql, params, top_k)[1]
         ]
+
+    def _vector_side(
+        self,
+        user_id: str,
+        model: str,
+        vector: np.ndarray,
+        sql: str,
+        params: list,
+        wanted: int,
+        known: Sequence[str] = (),
+    ) -> tuple[dict[str, float], list[tuple[Memory, float, str]]]:
+        """The cosines of those `known` ids that have a vector of `model`, and the `wanted`
+        in-scope memories (with their cosines and text hashes) nearest to `vector`: ranked here
+        on the user's vectors held in memory (`VectorIndex`)."""
+        with self._lock:
+            view = self._view()
+        index = self.vector_index(user_id, model)
+        ids, matrix = index.current(self._query, view, counted=self._counts_vectors())
+        position = index.position()
+        cosines = {i: float(matrix[position[i]] @ vector) for i in known if i in position}
+        return cosines, self._nearest_in_scope(ids, matrix, vector, sql, params, wanted)
 
     def _nearest_in_scope(
         self, ids: list[str], matrix: np.ndarray, query_vector: np.ndarray, sql: str, params: list, wanted: int
@@ -1023,12 +1043,13 @@ class Writer:
             if row is None:
                 continue
             self._execute("DELETE FROM vectors WHERE id = ?", (memory_id,))
-            self._execute(
-                "INSERT INTO vectors (id, user_id, model, text_hash, vector) VALUES (?, ?, ?, ?, ?)",
-                (memory_id, user_id, model, hashed, encode_vector(vector)),
-            )
+            self._insert_vector((memory_id, user_id, model, hashed, encode_vector(vector)), vector)
             stored += 1
         return stored
+
+    def _insert_vector(self, row: tuple[str, str, str, str, bytes], vector: np.ndarray) -> None:
+        """One row of `vectors`: (id, user_id, model, text_hash, encoded vector)."""
+        self._execute("INSERT INTO vectors (id, user_id, model, text_hash, vector) VALUES (?, ?, ?, ?, ?)", row)
 
     def delete(self, before: Memory, actor: str, event: str = "DELETE") -> None:
         cursor = self._execute(
