@@ -362,6 +362,7 @@ def test_weekly_synthesis_waits_seven_days_after_the_last():
         assert groups_of(memories, now, weekly_synthesis=True) == expected
         assert groups_of(memories, now) == [(uid(1), uid(2), uid(3))]  # an agent's run always looks
     assert synthesis_due(habit(*DAYS), NOW_AT)  # never synthesized: due
+    assert groups_of(habit(*DAYS), NOW_AT, weekly_synthesis=True, synthesis=False) == []  # --auto with no judge
 
 
 # -- the labelled set (tests/data/dev_set.json), judged with the model's vectors -----------------

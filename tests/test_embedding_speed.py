@@ -4,12 +4,14 @@ only when something must be embedded. Real model, real SQLite stores. docs/embed
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from mem0_plugin import operations
 from mem0_plugin.dream import pipeline
+from mem0_plugin.dream.report import reminder_text
 from mem0_plugin.embeddings import embedder_from_config
 from mem0_plugin.embeddings.onnx_local import MINILM_L6_INT8, padded
 from mem0_plugin.identity import resolve_identity
@@ -107,3 +109,12 @@ def test_dream_loads_the_model_ahead_only_when_a_memory_lacks_a_vector(semantic_
         pipeline.load_model_if_needed(store, identity, semantic)
         assert started == [True]  # every memory has its vector: nothing loads
         pipeline.load_model_if_needed(store, identity, None)
+        with store.write() as raw:  # the same text again, as a merge's draft is (add_memory would refuse it)
+            raw.insert(replace(pipeline.step2_fetch(store, identity)[0], id="copy-of-the-first"), actor="test")
+        operations.add_memory(writer, reminder_text(3), infer=False)
+        assert len(store.without_vectors(identity.user_id, semantic.model_id, identity.project_id)) == 2
+        pipeline.load_model_if_needed(store, identity, semantic)
+        assert started == [True]  # a text another memory has a vector for, and the reminder: nothing loads
+        operations.add_memory(writer, "Deploys run from the release branch only.", infer=False)
+        pipeline.load_model_if_needed(store, identity, semantic)
+        assert started == [True, True]  # a new text: the model loads ahead

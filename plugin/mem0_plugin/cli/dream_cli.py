@@ -213,7 +213,13 @@ def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
         prepared = prepare_plan(
-            store, identity, _now(args), semantic=_semantic(identity), store_vectors=True, weekly_synthesis=True
+            store,
+            identity,
+            _now(args),
+            semantic=_semantic(identity),
+            store_vectors=True,
+            weekly_synthesis=True,
+            synthesis=_judge_configured(identity),  # without a judge no pattern could be written
         )
         plan = prepared.plan
         if plan.memory_count == 0:
@@ -244,6 +250,12 @@ def _auto_run(args, identity: Identity) -> int:
         line += tally_fields(judge.tally)
     print(line)
     return 0
+
+
+def _judge_configured(identity: Identity) -> bool:
+    from ..judges.llm_judge import judge_configured
+
+    return judge_configured(identity.home)
 
 
 def _judged_plan(store, identity: Identity, prepared, judge, now) -> Plan:

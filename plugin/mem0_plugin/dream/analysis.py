@@ -145,6 +145,7 @@ def analyse(
     features: dict[str, TextFeatures] | None = None,
     vectors: Vectors | None = None,
     weekly_synthesis: bool = False,
+    synthesis: bool = True,
 ) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
@@ -175,7 +176,7 @@ def analyse(
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
     taken |= {p.id for p in prunes}
     candidates = open_candidates(judged, taken)
-    if not weekly_synthesis or synthesis_due(memories, now):
+    if synthesis and (not weekly_synthesis or synthesis_due(memories, now)):
         taken |= {i for c in candidates for i in c.ids}
         candidates += synthesis_candidates(items, vectors or None, taken, cited_by_syntheses(memories))
     conflicts, supersedes = split_supersedes(

@@ -75,7 +75,9 @@ class Reading:
     that far (most candidate pairs are decided by their cosine and the flags)."""
 
     __slots__ = (
+        "_changed",
         "_content",
+        "_folded_names",
         "_frame",
         "_kinds",
         "_names",
@@ -97,15 +99,16 @@ class Reading:
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
             or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
         )
-        self.marked = any(
-            m.group(0) not in _NOT_A_CHANGE for m in (_CHANGE_ASCII if plain else _CHANGE_ANY).finditer(lowered)
-        )
+        changes = _CHANGE_ASCII if plain else _CHANGE_ANY
+        self._changed = changes.search(lowered) is not None  # (most texts have no change word: one search)
+        self.marked = self._changed and any(m.group(0) not in _NOT_A_CHANGE for m in changes.finditer(lowered))
         self._targets: frozenset[str] | bool | None = False  # False: not read yet
         self._content: frozenset[str] | None = None
         self._tokens: frozenset[str] | None = None
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
         self._names: frozenset[str] | None = None
+        self._folded_names: frozenset[str] | None = None
         self._frame: tuple[str, ...] | None = None
 
     @property
@@ -160,10 +163,17 @@ class Reading:
         return self._names
 
     @property
+    def folded_names(self) -> frozenset[str]:
+        """The names lower-cased, plurals folded (`subject_swapped`)."""
+        if self._folded_names is None:
+            self._folded_names = frozenset(fold_plural(n.lower()) for n in self.names)
+        return self._folded_names
+
+    @property
     def frame(self) -> tuple[str, ...]:
         """The words lined up by `swapped_words` (change words dropped, numbers masked)."""
         if self._frame is None:
-            self._frame = _frame(self.text)
+            self._frame = _frame(self.text, self._changed)
         return self._frame
 
 
@@ -424,7 +434,9 @@ def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
-    first, second = (a.content, b.content) if a.content and b.content else (a.words, b.words)
+    first, second = a.content, b.content
+    if not (first and second):
+        first, second = a.words, b.words
     named = _shared_names(a, b)
     if named:  # an identifier both name is their subject too ("minSdkVersion is 23" / "raised to 26")
         first, second = first | named, second | named
@@ -659,9 +671,12 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     return differing
 
 
-def _frame(text: str) -> tuple[str, ...]:
-    lowered = _CHANGE_ANY.sub(" ", text.lower())
-    return tuple("#" if any(map(str.isdigit, word)) else word for word in words(lowered))
+def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
+    """`Reading.frame`; `changed`: whether the text has a change word to drop (`Reading._changed`)."""
+    lowered = text.lower()
+    if changed:
+        lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
+    return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
@@ -673,7 +688,7 @@ def subject_swapped(a: Reading, b: Reading) -> bool:
     swaps = swapped_words(a, b)
     if not swaps:
         return False
-    named = {fold_plural(n.lower()) for n in a.names | b.names}
+    named = a.folded_names | b.folded_names
     return all(fold_plural(x) not in named and fold_plural(y) not in named for x, y in swaps)
 
 

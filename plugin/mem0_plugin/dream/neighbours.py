@@ -13,6 +13,9 @@ similar others at or above the floor; a pair is kept when either side keeps the 
   `PROBES` nearest cells, and the exact search above runs inside each cell. A pair of close
   vectors nearly always shares a cell; the benchmark measures what is missed
   (benchmarks/run.py, `neighbours`). Work grows as n·√n instead of n².
+* One BLAS thread: the products here are many and small (a cell is a few hundred rows), and
+  BLAS threads cost more to wake and join than they save on them — two threads made the search
+  two to five times slower (docs/dream.md, "By meaning"). The limit holds only during the search.
 Pure: the same vectors in the same order give the same pairs.
 """
 
@@ -22,6 +25,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 BLOCK = 1024
 MAX_NEIGHBOURS = 2
@@ -40,10 +44,11 @@ def similar_vector_pairs(
     if len(vectors) < 2:
         return []
     matrix = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
-    if len(matrix) <= EXACT_LIMIT:
-        found = [_exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)]
-    else:
-        found = [_exact(matrix[members], members, threshold, max_neighbours) for members in _cells(matrix)]
+    with threadpool_limits(1, user_api="blas"):  # (see the module docstring)
+        if len(matrix) <= EXACT_LIMIT:
+            found = [_exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)]
+        else:
+            found = [_exact(matrix[members], members, threshold, max_neighbours) for members in _cells(matrix)]
     return _distinct(found)
 
 

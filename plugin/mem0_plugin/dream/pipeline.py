@@ -26,6 +26,7 @@ from ..store import ReadMode, SqliteStore
 from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
 from .plan import Plan
+from .report import is_reminder_text
 from .retention import choose_policy
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def step3_analyse(
     features: dict[str, TextFeatures] | None = None,
     vectors: dict | None = None,
     weekly_synthesis: bool = False,
+    synthesis: bool = True,
 ) -> Plan:
     return analyse(
         memories,
@@ -136,6 +138,7 @@ def step3_analyse(
         features=features,
         vectors=vectors,
         weekly_synthesis=weekly_synthesis,
+        synthesis=synthesis,
     )
 
 
@@ -163,14 +166,30 @@ def fetch_vectors(
     return vectors, len(missing)
 
 
+EARLY_LOAD_LOOK = 1000  # memories lacking a vector looked at before loading the model early
+
+
 def load_model_if_needed(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> None:
-    """When a memory of the project lacks a vector, start loading the model now, so that it loads
-    while the memories are read (`Semantic.load_soon`); otherwise nothing loads (docs/embeddings.md)."""
+    """When a memory of the project lacks a vector that no other memory's vector can stand in for,
+    start loading the model now, so that it loads while the memories are read
+    (`Semantic.load_soon`); otherwise nothing loads (docs/embeddings.md, "Where vectors are made")."""
     if semantic is None or semantic.model_id is None:
         return
     lacking = getattr(store, "without_vectors", None)  # (a store that keeps no vectors has none)
-    if lacking is not None and lacking(identity.user_id, semantic.model_id, identity.project_id, limit=1):
+    if lacking is None:
+        return
+    rows = lacking(identity.user_id, semantic.model_id, identity.project_id, limit=EARLY_LOAD_LOOK)
+    if len(rows) == EARLY_LOAD_LOOK or _must_embed(store, identity.user_id, semantic.model_id, [t for _, t in rows]):
         semantic.load_soon()
+
+
+def _must_embed(store: SqliteStore, user_id: str, model: str, texts: list[str]) -> bool:
+    """Whether one of `texts` (of memories lacking a vector) will be embedded: not the reminder
+    `--auto` leaves (it takes part in nothing), nor a text another memory has a vector for (a
+    merge's draft is one of its sources' texts; `Semantic.vectors_for` reuses that vector). A
+    wrong guess costs only time: the model then loads when a vector is first needed."""
+    texts = [text for text in texts if not is_reminder_text(text)]
+    return bool(texts) and len(store.vectors_by_text(user_id, model, texts)) < len(set(texts))
 
 
 def make_plan(
@@ -195,10 +214,12 @@ def prepare_plan(
     *,
     store_vectors: bool = False,
     weekly_synthesis: bool = False,
+    synthesis: bool = True,
 ) -> Prepared:
     """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
     vectors take part (`fetch_vectors`; stored when `store_vectors`). `weekly_synthesis`
-    (`--auto`): synthesis candidates only when the last synthesis is a week old or more."""
+    (`--auto`): synthesis candidates only when the last synthesis is a week old or more;
+    `synthesis=False` (`--auto` with no judge to write a pattern): none."""
     policy, source = step1_retention(identity.cwd)
     load_model_if_needed(store, identity, semantic)
     with collector_paused():  # fetch builds a record per memory too
@@ -206,7 +227,16 @@ def prepare_plan(
         vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)
         features = dict(fetched.known_features)
         plan = step3_analyse(
-            fetched.memories, policy, source, identity, now, analysis_progress, features, vectors, weekly_synthesis
+            fetched.memories,
+            policy,
+            source,
+            identity,
+            now,
+            analysis_progress,
+            features,
+            vectors,
+            weekly_synthesis,
+            synthesis,
         )
     return Prepared(plan, fetched, features, embedded)
 

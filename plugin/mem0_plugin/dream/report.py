@@ -190,8 +190,16 @@ def auto_summary_line(
     return f"{line}  synthesized={synthesized}" if synthesized else line
 
 
+_REMINDER_HEAD = "mem0-dream detected "
+_REMINDER_TAIL = " contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively."
+
+
 def reminder_text(count: int) -> str:
-    return (
-        f"mem0-dream detected {count} contradiction(s) requiring manual review. "
-        "Run /mem0:dream to resolve them interactively."
-    )
+    return f"{_REMINDER_HEAD}{count}{_REMINDER_TAIL}"
+
+
+def is_reminder_text(text: str) -> bool:
+    """Whether `text` is the reminder's (`reminder_text`), for any count."""
+    if not (text.startswith(_REMINDER_HEAD) and text.endswith(_REMINDER_TAIL)):
+        return False
+    return text[len(_REMINDER_HEAD) : len(text) - len(_REMINDER_TAIL)].isdigit()

@@ -171,15 +171,22 @@ def _at_least(a: frozenset[str], b: frozenset[str], threshold: Fraction) -> bool
 
 
 class _Closeness:
-    """How close two observations are: cosine with vectors, else the Jaccard of their words."""
+    """How close two observations are: cosine with vectors, else the Jaccard of their words.
+    Each pair's cosine is computed once (a group's pairs are compared when members join and
+    again for its similarity); a dot product is the same either way round."""
 
     def __init__(self, vectors: Vectors | None) -> None:
         self.vectors = vectors
+        self._cosines: dict[tuple[str, str], float] = {}
 
     def __call__(self, a: AnalysedMemory, b: AnalysedMemory) -> float:
-        if self.vectors is not None:
-            return float(self.vectors[a.id] @ self.vectors[b.id])
-        return _jaccard(a.features.sig, b.features.sig)
+        if self.vectors is None:
+            return _jaccard(a.features.sig, b.features.sig)
+        key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
+        cosine = self._cosines.get(key)
+        if cosine is None:
+            cosine = self._cosines[key] = float(self.vectors[a.id] @ self.vectors[b.id])
+        return cosine
 
     def close(self, a: AnalysedMemory, b: AnalysedMemory) -> bool:
         if self.vectors is not None:

@@ -19,7 +19,6 @@ import hashlib
 import importlib.util
 import os
 import tempfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,6 +105,8 @@ def _verified(path: Path, pinned: PinnedFile) -> Path:
 
 def fetch(pinned: PinnedFile, destination: Path) -> Path:
     """Download `pinned.url` to `destination`, verified, with a progress bar on stderr."""
+    import urllib.request  # here: only a download needs it, and it imports http and ssl (slow)
+
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{pinned.name}.", suffix=".part")
