@@ -84,6 +84,7 @@ class Reading:
         "_stems",
         "_targets",
         "_tokens",
+        "_units",
         "features",
         "marked",
         "negated",
@@ -110,6 +111,7 @@ class Reading:
         self._names: frozenset[str] | None = None
         self._folded_names: frozenset[str] | None = None
         self._frame: tuple[str, ...] | None = None
+        self._units: frozenset[str] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -146,9 +148,16 @@ class Reading:
         return self._targets  # type: ignore[return-value]
 
     @property
+    def units(self) -> frozenset[str]:
+        """Its numbers with their unit written on them (`unit_numbers`)."""
+        if self._units is None:
+            self._units = unit_numbers(self.text)
+        return self._units
+
+    @property
     def kinds(self) -> dict[str, frozenset[str]]:
         if self._kinds is None:
-            self._kinds = _kinds_of(self.text, self.features)
+            self._kinds = _kinds_of(self.text, self.features, self.units)
         return self._kinds
 
     @property
@@ -284,14 +293,14 @@ def kind_of(value: str) -> str:
 # A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB"): `features` reads no
 # number there (no word boundary), so "timeout 30s" / "timeout 45s" would differ in nothing.
 # "502s" (HTTP statuses in the plural) is no duration: 100-599 with "s" is left out.
+_DIGIT = re.compile(r"\d")
 _UNIT_NUMBER = re.compile(
     r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|min|mins|h|hrs?|d|kb|mb|gb|tb|k|x)(?![0-9A-Za-z_])", re.IGNORECASE
 )
 
 
-@lru_cache(maxsize=1 << 12)
 def unit_numbers(text: str) -> frozenset[str]:
-    if not any(c.isdigit() for c in text):
+    if _DIGIT.search(text) is None:
         return frozenset()
     return frozenset(
         (number + unit).lower()
@@ -300,8 +309,7 @@ def unit_numbers(text: str) -> frozenset[str]:
     )
 
 
-def _kinds_of(text: str, features: TextFeatures) -> dict[str, frozenset[str]]:
-    units = unit_numbers(text)
+def _kinds_of(text: str, features: TextFeatures, units: frozenset[str]) -> dict[str, frozenset[str]]:
     if text.isascii():
         grouped: dict[str, set[str]] = {}
         for value in features.literals:
@@ -334,7 +342,7 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         a.plain
         and b.plain
         and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
-        and not (unit_numbers(a.text) and unit_numbers(b.text))
+        and not (a.units and b.units)
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
@@ -618,15 +626,13 @@ def relation(
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
-    if subject_swapped(a, b):
-        return None  # another thing's value, not this one's
-    if values and (
-        marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE)
-    ):
-        return "conflict"
-    if flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))):
-        return "conflict"
-    return None
+    contradicts = (
+        values
+        and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
+    ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
+    if not contradicts or subject_swapped(a, b):  # (the costliest check last)
+        return None  # subject swapped: another thing's value, not this one's
+    return "conflict"
 
 
 def open_question(
