@@ -108,11 +108,11 @@ def test_a_bad_llm_section_is_one_line_and_the_rules_run_alone(run_cli, mem0_hom
     done = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project))
     assert done.returncode == 0
     assert done.stdout.strip() == "No memories found for project acme-api. Nothing to consolidate."
+    [line] = done.stderr.splitlines()  # said once per process, before the memories are read
+    assert line.startswith("mem0: the language-model judge is off (") and "llm.settings: Extra inputs" in line
     run_cli("mem0-memories", "add", "Use ruff for linting", cwd=str(project))
     done = run_cli("mem0-dream", "--auto", "--now", NOW, cwd=str(project))
     assert done.stdout.strip() == auto_summary(0, 0, 0)  # the line of a run without a judge
-    [line] = done.stderr.splitlines()
-    assert line.startswith("mem0: the language-model judge is off (") and "llm.settings: Extra inputs" in line
 
 
 def test_the_write_path_asks_the_model_about_the_nearest_uncertain_pair(mem0_home, project, chat):

@@ -212,6 +212,7 @@ def cmd_auto(args, identity: Identity) -> int:
 def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
+        judge = _judge(identity)  # read once: it decides whether synthesis groups are looked for
         prepared = prepare_plan(
             store,
             identity,
@@ -219,13 +220,12 @@ def _auto_run(args, identity: Identity) -> int:
             semantic=_semantic(identity),
             store_vectors=True,
             weekly_synthesis=True,
-            synthesis=_judge_configured(identity),  # without a judge no pattern could be written
+            synthesis=judge is not None,  # without a judge no pattern could be written
         )
         plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
             return 0
-        judge = _judge(identity)
         if judge is not None and plan.candidates:
             plan = _judged_plan(store, identity, prepared, judge, _now(args))
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
@@ -250,12 +250,6 @@ def _auto_run(args, identity: Identity) -> int:
         line += tally_fields(judge.tally)
     print(line)
     return 0
-
-
-def _judge_configured(identity: Identity) -> bool:
-    from ..judges.llm_judge import judge_configured
-
-    return judge_configured(identity.home)
 
 
 def _judged_plan(store, identity: Identity, prepared, judge, now) -> Plan:

@@ -197,15 +197,6 @@ def judge_for_dream(home: Path) -> LlmJudge | None:
     )
 
 
-def judge_configured(home: Path) -> bool:
-    """Whether `judge_for_dream` will give a judge (a working `llm:` section), said silently:
-    `--auto` asks before it analyses, and says a broken section only when it builds the judge."""
-    try:
-        return read_settings(home) is not None
-    except JudgeUnavailable:
-        return False
-
-
 def _settings(home: Path) -> JudgeSettings | None:
     try:
         return read_settings(home)
