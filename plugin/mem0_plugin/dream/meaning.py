@@ -82,6 +82,7 @@ class Reading:
         "_kinds",
         "_names",
         "_stems",
+        "_switches",
         "_targets",
         "_tokens",
         "_units",
@@ -112,6 +113,7 @@ class Reading:
         self._folded_names: frozenset[str] | None = None
         self._frame: tuple[str, ...] | None = None
         self._units: frozenset[str] | None = None
+        self._switches: dict[str, bool] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -146,6 +148,13 @@ class Reading:
         if self._targets is False:
             self._targets = negated_targets(self.text) if self.negated else None
         return self._targets  # type: ignore[return-value]
+
+    @property
+    def switches(self) -> dict[str, bool]:
+        """Its settings written as switches, on (True) or off (`switched`)."""
+        if self._switches is None:
+            self._switches = _switches(self.text)
+        return self._switches
 
     @property
     def units(self) -> frozenset[str]:
@@ -378,10 +387,10 @@ _SWITCH_ON = frozenset({"true", "on", "yes", "enabled"})
 def switched(a: Reading, b: Reading) -> bool:
     """One setting written as a switch in both texts, on in one and off in the other:
     "Set catchup=True on new DAGs" / "New DAGs must use catchup=False"."""
-    settings_a = _switches(a.text)
+    settings_a = a.switches
     if not settings_a:
         return False
-    settings_b = _switches(b.text)
+    settings_b = b.switches
     return any(name in settings_b and settings_b[name] != on for name, on in settings_a.items())
 
 
