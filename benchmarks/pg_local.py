@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,12 +30,7 @@ class LocalPostgres:
         self.base_url = f"postgresql://postgres@/postgres?host={quote(str(root))}&port={self.port}"
 
     def _run(self, tool: str, *args: str) -> None:
-        command = [str(self.bindir / tool), *args]
-        if self.as_user:
-            command = ["runuser", "-u", self.as_user, "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0:
-            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr or done.stdout}")
+        pg_server.run_tool(self.bindir, self.as_user, tool, *args, timeout=600)  # a 1M-row server starts slowly
 
     def start(self) -> LocalPostgres:
         data = self.root / "data"

@@ -46,6 +46,17 @@ def binaries() -> Path | None:
     return Path(candidates[-1]).parent if candidates else None
 
 
+def run_tool(bindir: Path, as_user: str | None, tool: str, *args: str, timeout: float = 120) -> None:
+    """One PostgreSQL server program (`initdb`, `pg_ctl`), as `as_user` when given (PostgreSQL
+    refuses to run as root); its output is in the error when it fails."""
+    command = [str(bindir / tool), *args]
+    if as_user:
+        command = ["runuser", "-u", as_user, "--", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr or done.stdout}")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -118,12 +129,7 @@ class PostgresServer:
 
     def _run(self, tool: str, *args: str) -> None:
         assert self.bindir is not None
-        command = [str(self.bindir / tool), *args]
-        if self.as_user:
-            command = ["runuser", "-u", self.as_user, "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        if done.returncode != 0:
-            raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr or done.stdout}")
+        run_tool(self.bindir, self.as_user, tool, *args)
 
     def stop(self) -> None:
         if self.root is None:
