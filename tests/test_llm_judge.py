@@ -16,9 +16,10 @@ from mem0_plugin.dream.answers import AnswerRefused, messages_for, read_answer
 from mem0_plugin.dream.asking import candidate_key, judge_plan
 from mem0_plugin.dream.judging import answered_plan
 from mem0_plugin.dream.plan import Candidate, Plan
-from mem0_plugin.judges.config import JudgeSettings, JudgeUnavailable, read_settings
+from mem0_plugin.judges.config import JudgeUnavailable, read_settings
 from mem0_plugin.judges.left_alone import REMEMBER_DAYS, remember, settled_keys
 from mem0_plugin.judges.llm_judge import LlmJudge
+from mem0_plugin.judges.settings import JudgeSettings
 
 OLD, NEW = uid(1), uid(2)
 TEXTS = (

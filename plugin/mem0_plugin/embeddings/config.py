@@ -18,47 +18,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from ..config_file import read_config
+from ..config_file import first_problem, read_config
 from ..errors import ConfigError
 from .base import Embedder, EmbedderUnavailable
 from .onnx_local import DEFAULT_MODEL, KNOWN_MODELS, OnnxEmbedder
 from .weights import ModelFiles, PinnedFile
 
+if TYPE_CHECKING:
+    from .settings import OnnxLocalConfig
+
 OFF = frozenset({"none", "off", "lexical", "disabled"})
 LOCAL = "onnx-local"
 
 
-class OnnxLocalConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    model: str = DEFAULT_MODEL
-    model_path: str | None = None
-    tokenizer_path: str | None = None
-    model_url: str | None = None
-    tokenizer_url: str | None = None
-    model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    tokenizer_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    embedding_dims: int = Field(default=384, ge=1, le=8192)
-
-
-class EmbedderSection(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-    provider: str = LOCAL
-    config: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("provider")
-    @classmethod
-    def _lower(cls, value: str) -> str:
-        return value.strip().lower()
-
-
-def read_section(home: Path) -> EmbedderSection:
-    """The `embedder:` section (defaults when the file or the section is absent)."""
+def read_section(home: Path) -> tuple[str, dict[str, Any]]:
+    """The `embedder:` section as (provider, its config); (`onnx-local`, {}) when the file or the
+    section is absent, without importing pydantic (most users have no section to check)."""
     try:
         path, data = read_config(home)
     except ConfigError as exc:
@@ -67,30 +44,43 @@ def read_section(home: Path) -> EmbedderSection:
     override = os.environ.get("MEM0_EMBEDDER", "").strip()
     if override:
         section = {"provider": override} if override.lower() != section.get("provider") else section
+    if not section:
+        return LOCAL, {}
+    from pydantic import ValidationError
+
+    from .settings import EmbedderSection
+
     try:
-        return EmbedderSection.model_validate(section)
+        checked = EmbedderSection.model_validate(section)
     except ValidationError as exc:
-        raise EmbedderUnavailable(f"embedder in {path}: {_describe(exc)}") from None
+        raise EmbedderUnavailable(f"embedder in {path}: {first_problem(exc)}") from None
+    return checked.provider, checked.config
 
 
 def embedder_from_config(home: Path) -> Embedder | None:
     """The configured embedder, not loaded yet; None when semantic matching is turned off.
     Raises `EmbedderUnavailable` for a configuration that cannot work."""
-    section = read_section(home)
-    if section.provider in OFF:
+    provider, config = read_section(home)
+    if provider in OFF:
         return None
-    if section.provider in (LOCAL, "onnx"):
-        return _local(section.config, Path(home) / "models")
+    if provider in (LOCAL, "onnx"):
+        return _local(config, Path(home) / "models")
     from .mem0_provider import Mem0ProviderEmbedder
 
-    return Mem0ProviderEmbedder(section.provider, section.config)
+    return Mem0ProviderEmbedder(provider, config)
 
 
 def _local(raw: dict[str, Any], models_dir: Path) -> OnnxEmbedder:
+    if not raw:  # the default model (what `OnnxLocalConfig` gives for an empty config)
+        return OnnxEmbedder(KNOWN_MODELS[DEFAULT_MODEL], models_dir)
+    from pydantic import ValidationError
+
+    from .settings import OnnxLocalConfig
+
     try:
         config = OnnxLocalConfig.model_validate(raw)
     except ValidationError as exc:
-        raise EmbedderUnavailable(f"onnx-local config: {_describe(exc)}") from None
+        raise EmbedderUnavailable(f"onnx-local config: {first_problem(exc)}") from None
     if config.model_path or config.model_url:
         return OnnxEmbedder(_custom_files(config), models_dir, dims=config.embedding_dims)
     if config.model not in KNOWN_MODELS:
@@ -117,9 +107,3 @@ def _custom_files(config: OnnxLocalConfig) -> ModelFiles:
 
 def _pinned(path: str | None, url: str | None, sha256: str | None, name: str) -> PinnedFile:
     return PinnedFile(name, sha256 or "", url=None if path else url, path=Path(path).expanduser() if path else None)
-
-
-def _describe(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error.get("loc", ())) or "value"
-    return f"{where}: {error.get('msg', 'invalid')}"

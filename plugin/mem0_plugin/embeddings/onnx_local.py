@@ -51,6 +51,7 @@ MINILM_L6_INT8 = ModelFiles(
 )
 KNOWN_MODELS = {MINILM_L6_INT8.name: MINILM_L6_INT8, "all-MiniLM-L6-v2": MINILM_L6_INT8}
 DEFAULT_MODEL = MINILM_L6_INT8.name
+DEFAULT_DIMS = 384  # the known models' vector size
 ENGLISH_ONLY = frozenset({MINILM_L6_INT8.name})
 
 
@@ -68,7 +69,7 @@ class _Loaded:
 class OnnxEmbedder:
     """`base.Embedder` over an ONNX sentence-embedding model (see the module docstring)."""
 
-    def __init__(self, files: ModelFiles, models_dir: Path, *, download: bool = True, dims: int = 384):
+    def __init__(self, files: ModelFiles, models_dir: Path, *, download: bool = True, dims: int = DEFAULT_DIMS):
         self.files = files
         self.model_id = f"onnx-local/{files.name}"
         self.dims = dims

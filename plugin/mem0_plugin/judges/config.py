@@ -15,18 +15,21 @@ judge:                       # ours; every key optional
 ```
 
 No `llm:` section (or ``provider: none``): there is no judge, and nothing is said. A section
-that cannot work is `JudgeUnavailable`, one line naming the key.
+that cannot work is `JudgeUnavailable`, one line naming the key. The sections are checked by
+the pydantic models of `settings`, imported only when there is an `llm:` section to check (a
+nightly run without a language model does not pay for importing pydantic).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from ..config_file import read_config
+from ..config_file import first_problem, read_config
 from ..errors import ConfigError, Mem0PluginError
+
+if TYPE_CHECKING:
+    from .settings import JudgeSettings
 
 OFF = frozenset({"none", "off", "disabled"})
 
@@ -36,48 +39,6 @@ class JudgeUnavailable(Mem0PluginError):
     that cannot be built). Never fatal: the rules decide alone."""
 
     exit_code = 2
-
-
-class LlmSection(BaseModel):
-    """mem0's `llm:` section: the provider's name and its own config, passed on as given."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    provider: str
-    config: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("provider")
-    @classmethod
-    def _provider(cls, value: str) -> str:
-        value = value.strip().lower()
-        if not value:
-            raise ValueError("must name a provider (ollama, openai, anthropic, ...)")
-        return value
-
-
-class JudgeSection(BaseModel):
-    """Our own settings for the judge."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    timeout_seconds: float = Field(default=30.0, gt=0, le=600)
-    max_calls_per_run: int = Field(default=20, ge=0, le=10_000)
-    # the whole run's judging; under --auto's 10-minute lock (docs/dream.md, "--auto")
-    max_seconds_per_run: float = Field(default=300.0, gt=0, le=480)
-    write_path: bool = True
-    write_timeout_seconds: float = Field(default=10.0, gt=0, le=600)
-
-
-class JudgeSettings(BaseModel):
-    """Both sections, checked."""
-
-    llm: LlmSection
-    judge: JudgeSection = Field(default_factory=JudgeSection)
-
-    @property
-    def label(self) -> str:
-        """``<provider>/<model>`` for messages."""
-        return f"{self.llm.provider}/{self.llm.config.get('model') or 'default'}"
 
 
 def read_settings(home: Path) -> JudgeSettings | None:
@@ -90,13 +51,11 @@ def read_settings(home: Path) -> JudgeSettings | None:
     llm = data.get("llm")
     if llm is None or (isinstance(llm, dict) and str(llm.get("provider", "")).strip().lower() in OFF):
         return None
+    from pydantic import ValidationError
+
+    from .settings import JudgeSettings
+
     try:
         return JudgeSettings.model_validate({"llm": llm, "judge": data.get("judge") or {}})
     except ValidationError as exc:
-        raise JudgeUnavailable(f"{path}: {_describe(exc)}") from None
-
-
-def _describe(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(p) for p in error.get("loc", ())) or "value"
-    return f"{where}: {error.get('msg', 'invalid')}"
+        raise JudgeUnavailable(f"{path}: {first_problem(exc)}") from None

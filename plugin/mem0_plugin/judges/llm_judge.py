@@ -19,13 +19,16 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..dream.answers import AnswerRefused, messages_for, read_answer
 from ..dream.asking import JudgeTally
 from ..dream.plan import Candidate
 from ..mem0_factories import first_line, mem0_factory
-from .config import JudgeSettings, JudgeUnavailable, read_settings
+from .config import JudgeUnavailable, read_settings
+
+if TYPE_CHECKING:
+    from .settings import JudgeSettings
 
 REST_SECONDS = 300.0
 RESPONSE_FORMAT = {"type": "json_object"}
