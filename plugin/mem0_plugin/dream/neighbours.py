@@ -11,11 +11,14 @@ similar others at or above the floor; a pair is kept when either side keeps the 
 * Above it: an inverted file. The vectors are clustered by a few rounds of spherical k-means
   (√n cells, seeded deterministically from evenly spaced rows), each vector is listed in its
   `PROBES` nearest cells, and the exact search above runs inside each cell. A pair of close
-  vectors nearly always shares a cell; the benchmark measures what is missed
-  (benchmarks/run.py, `neighbours`). Work grows as n·√n instead of n².
-* One BLAS thread: the products here are many and small (a cell is a few hundred rows), and
-  BLAS threads cost more to wake and join than they save on them — two threads made the search
-  two to five times slower (docs/dream.md, "By meaning"). The limit holds only during the search.
+  vectors nearly always shares a cell; a test bounds what is missed
+  (tests/test_dream_meaning.py, `test_neighbours_are_exact_for_small_groups_and_near_exact_above`).
+  Work grows as n·√n instead of n².
+* BLAS threads: one for the inverted file, whose products are many and small (a cell is a few
+  hundred rows): BLAS threads cost more to wake and join than they save on them — two threads
+  made that search two to five times slower (docs/dream.md, "By meaning"). Two for an exact
+  group of `THREADED_FROM` rows or more, where each product is large: 1.4-1.6 times faster
+  from 512 to 4,096 rows (measured 2026-12-01). The limit holds only during the search.
 Pure: the same vectors in the same order give the same pairs.
 """
 
@@ -32,6 +35,7 @@ MAX_NEIGHBOURS = 2
 EXACT_LIMIT = 4096
 PROBES = 2
 KMEANS_ROUNDS = 4
+THREADED_FROM = 512  # rows of an exact group searched with two BLAS threads
 
 Pair = tuple[int, int, float]
 
@@ -44,8 +48,9 @@ def similar_vector_pairs(
     if len(vectors) < 2:
         return []
     matrix = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
-    with threadpool_limits(1, user_api="blas"):  # (see the module docstring)
-        if len(matrix) <= EXACT_LIMIT:
+    exact = len(matrix) <= EXACT_LIMIT
+    with threadpool_limits(2 if exact and len(matrix) >= THREADED_FROM else 1, user_api="blas"):  # (module docstring)
+        if exact:
             found = [_exact(matrix, np.arange(len(matrix)), threshold, max_neighbours)]
         else:
             found = [_exact(matrix[members], members, threshold, max_neighbours) for members in _cells(matrix)]
