@@ -66,3 +66,27 @@ def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
     assert scores.synthesis_precision >= 0.7 and scores.synthesis_recall >= 0.55  # groups for a judge
     assert scores.synthesis_negatives_hit == 0
     assert scores.hit_rate() >= 0.97 and scores.hit_rate("zh") >= 0.9 and scores.hit_rate("ru") >= 0.9
+
+
+def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch):
+    """Every project's plan is the same whether its pairs are decided now or remembered
+    (docs/dream.md, "Remembered pairs"), and a remembering run decides none."""
+    from mem0_plugin.dream.pair_memo import PairMemo
+    from mem0_plugin.dream.pipeline import make_plan
+    from mem0_plugin.dream.plan import plan_to_json
+    from mem0_plugin.timeutil import parse_timestamp
+
+    monkeypatch.delenv("MEM0_EMBEDDER")
+    data, url, folder = labelled_store
+    semantic = Semantic.from_home(folder)
+    now = parse_timestamp(data["as_of"], "as_of")
+    with open_store(url) as store:
+        semantic.backfill(store, labelled.USER)
+        for project in labelled.projects(data):
+            scope = labelled.identity(url, folder, project)
+            first = PairMemo()
+            plan = plan_to_json(make_plan(store, scope, now, semantic=semantic, pairs=first))
+            again = PairMemo(known=dict(first.used))
+            assert plan_to_json(make_plan(store, scope, now, semantic=semantic, pairs=again)) == plan, project
+            assert plan_to_json(make_plan(store, scope, now, semantic=semantic)) == plan, project
+            assert first.decided > 0 and again.decided == 0, project

@@ -22,6 +22,7 @@ import numpy as np
 
 from .embeddings import Embedder, EmbedderUnavailable, embedder_from_config
 from .store import SqliteStore
+from .store.vectors import as_stored
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -111,8 +112,9 @@ class Semantic:
 
     def vectors_for(self, store: SqliteStore, user_id: str, texts: list[str]) -> list[np.ndarray] | None:
         """A vector for each text: reused where another memory of the user with the same text
-        has one (`SqliteStore.vectors_by_text`), embedded otherwise. None when semantic matching
-        is off."""
+        has one (`SqliteStore.vectors_by_text`), embedded otherwise — at the precision vectors
+        are stored with, so what is computed with them now (dream's cosines) is what it will be
+        once they are read back. None when semantic matching is off."""
         if self.model_id is None:
             return None
         known = store.vectors_by_text(user_id, self.model_id, texts)
@@ -121,7 +123,7 @@ class Semantic:
             made = self.embed(new)
             if made is None:
                 return None
-            known.update(zip(new, made))
+            known.update(zip(new, as_stored(made)))
         return [known[text] for text in texts]
 
     def query_vector(self, text: str) -> np.ndarray | None:

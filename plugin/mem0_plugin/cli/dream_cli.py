@@ -20,7 +20,9 @@ from ..dream.asking import candidate_key, judge_plan, tally_fields
 from ..dream.autolock import auto_lock, lock_path_from_env
 from ..dream.interactive import ask_apply, confirm
 from ..dream.judging import answered_plan
-from ..dream.pipeline import make_plan, prepare_plan, store_new_features
+from ..dream.pair_file import memo_path, read_memo, write_memo
+from ..dream.pair_memo import PairMemo
+from ..dream.pipeline import embed_written, make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
@@ -84,11 +86,13 @@ def cmd_interactive(args, identity: Identity) -> int:
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
         _recover(store, identity)
-        plan = _watched_plan(args, identity, store, term)
+        pairs = read_memo(memo_path(identity))
+        plan = _watched_plan(args, identity, store, term, pairs)
+        write_memo(memo_path(identity), pairs)
         return run_interactive(term, store, identity, plan)
 
 
-def _watched_plan(args, identity: Identity, store: SqliteStore, term: Terminal) -> Plan:
+def _watched_plan(args, identity: Identity, store: SqliteStore, term: Terminal, pairs: PairMemo) -> Plan:
     """Dream's plan for the terminal, its reading and analysis shown as progress."""
     return make_plan(
         store,
@@ -97,6 +101,7 @@ def _watched_plan(args, identity: Identity, store: SqliteStore, term: Terminal) 
         progress=term.progress("Reading memories"),
         analysis_progress=term.progress("Analysing memories"),
         semantic=_semantic(identity),
+        pairs=pairs,
     )
 
 
@@ -109,8 +114,8 @@ def _semantic(identity: Identity):
 
 def cmd_plan(args, identity: Identity) -> int:
     term = Terminal.standard()
-    with open_store(identity.store_location) as store:
-        plan = _watched_plan(args, identity, store, term)
+    with open_store(identity.store_location) as store:  # (--plan reads remembered pairs, writes nothing)
+        plan = _watched_plan(args, identity, store, term, read_memo(memo_path(identity)))
     if args.json:
         text = plan_to_json(plan)
         if args.output is not None and args.output != "-":
@@ -213,15 +218,19 @@ def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
         judge = _judge(identity)  # read once: it decides whether synthesis groups are looked for
+        pairs = read_memo(memo_path(identity))
+        semantic = _semantic(identity)
         prepared = prepare_plan(
             store,
             identity,
             _now(args),
-            semantic=_semantic(identity),
+            semantic=semantic,
             store_vectors=True,
             weekly_synthesis=True,
             synthesis=judge is not None,  # without a judge no pattern could be written
+            pairs=pairs,
         )
+        write_memo(memo_path(identity), pairs)
         plan = prepared.plan
         if plan.memory_count == 0:
             print(report.no_memories_message(identity.project_id))
@@ -230,6 +239,7 @@ def _auto_run(args, identity: Identity) -> int:
             plan = _judged_plan(store, identity, prepared, judge, _now(args))
         outcome = apply_plan(store, identity, plan, {}, mode="auto")
         store_new_features(store, prepared)  # so the next night need not read these texts again
+        embed_written(store, identity, semantic, outcome.written)  # nor embed them
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
         if plan.conflicts:

@@ -64,6 +64,7 @@ from .analysed import AnalysedMemory, analysed
 from .conflicts import find_conflicts
 from .judging import open_candidates
 from .merging import find_merges
+from .pair_memo import PairMemo
 from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .pruning import low_confidence_prune, retention_prune
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
@@ -146,6 +147,7 @@ def analyse(
     vectors: Vectors | None = None,
     weekly_synthesis: bool = False,
     synthesis: bool = True,
+    pairs: PairMemo | None = None,
 ) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
@@ -153,7 +155,9 @@ def analyse(
     `progress(done, total)` only watches the reading of the memories (most of the time).
     `features`: the texts' features already known, by text (see `eligible`); a cache only —
     with or without it, the plan is the same. `weekly_synthesis` (`--auto`): look for synthesis
-    candidates only when the last synthesis is a week old or more (`synthesis.synthesis_due`)."""
+    candidates only when the last synthesis is a week old or more (`synthesis.synthesis_due`).
+    `pairs`: decisions about pairs remembered from earlier runs (`pair_memo`), a cache like
+    `features`; this run's decisions are added to its `used`."""
     vectors = vectors or {}
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
@@ -162,7 +166,7 @@ def analyse(
     taken = {p.id for p in prunes}
     merges = _per_type(_without(items, taken), find_merges)
     taken |= {memory_id for merge in merges for memory_id in merge.ids}
-    judged = _judged(_without(items, taken), vectors) if vectors else {}
+    judged = _judged(_without(items, taken), vectors, pairs) if vectors else {}
     for type_name in sorted(judged):
         merges += meaning_merges(judged[type_name], type_name)
     taken |= {memory_id for merge in merges for memory_id in merge.ids}
@@ -198,12 +202,12 @@ def analyse(
     )
 
 
-def _judged(items: Sequence[AnalysedMemory], vectors: Vectors) -> dict[str, list]:
+def _judged(items: Sequence[AnalysedMemory], vectors: Vectors, pairs: PairMemo | None) -> dict[str, list]:
     by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
     for item in items:
         if item.id in vectors:
             by_type[item.type].append(item)
-    return {type_name: judged_pairs(group, vectors) for type_name, group in by_type.items() if len(group) > 1}
+    return {type_name: judged_pairs(group, vectors, pairs) for type_name, group in by_type.items() if len(group) > 1}
 
 
 def _without(items: Sequence[AnalysedMemory], taken: set[str]) -> list[AnalysedMemory]:

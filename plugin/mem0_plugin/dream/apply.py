@@ -79,6 +79,7 @@ class ApplyOutcome:
     skipped: int = 0  # conflicts the user (or --auto) skipped
     stale: list[str] = field(default_factory=list)  # actions not applied: a memory changed since the plan
     stale_resolutions: int = 0  # conflicts the user settled that could not be applied
+    written: list[str] = field(default_factory=list)  # ids of the memories the run wrote (merges, patterns)
 
     @property
     def conflicts_left(self) -> bool:
@@ -157,7 +158,7 @@ def answer_problem(store: SqliteStore, plan: Plan, candidate: Candidate) -> str 
     return None
 
 
-def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> None:
+def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, sources: list[Memory]) -> str:
     metadata: dict[str, object] = {"type": action.type, "branch": identity.branch, "source": ACTOR}
     confidences = [m.confidence for m in sources if m.confidence is not None]
     if confidences:
@@ -176,11 +177,10 @@ def _merge(writer: Writer, plan: Plan, identity: Identity, action: MergeAction, 
     for source in sources:
         if source.id != merged.id:  # a platform that keeps one memory per text kept this source (docs/hosted.md)
             writer.change(source, "MERGE", ACTOR, lifecycle_state=MERGED, replacement_memory_id=merged.id)
+    return merged.id
 
 
-def _synthesize(
-    writer: Writer, plan: Plan, identity: Identity, action: SynthesizeAction, sources: list[Memory]
-) -> None:
+def _synthesize(writer: Writer, plan: Plan, identity: Identity, action: SynthesizeAction, sources: list[Memory]) -> str:
     """One new memory stating the pattern, citing its sources, which stay as they are."""
     if restates_a_source(action.text, [m.memory for m in sources]):
         raise InvalidInputError("the pattern's text repeats one of its sources")
@@ -194,7 +194,7 @@ def _synthesize(
         updated_at=writer.now,
         source_memory_ids=tuple(m.id for m in sources),
     )
-    writer.insert(made, event="ADD", actor=ACTOR)
+    return writer.insert(made, event="ADD", actor=ACTOR).id
 
 
 def _resolve(writer: Writer, action: ConflictAction, choice: str, memories: list[Memory]) -> None:
@@ -207,20 +207,22 @@ def _supersede(writer: Writer, memories: list[Memory]) -> None:
     writer.change(old, "SUPERSEDE", ACTOR, lifecycle_state=SUPERSEDED, replacement_memory_id=new.id)
 
 
-def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step) -> str:
+def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step, written: list[str]) -> str:
+    """Apply one step; returns why it was not applied ("" if it was). The id of a memory it
+    writes is added to `written`."""
     action = step.action
     ids = (action.id,) if isinstance(action, PruneAction) else tuple(action.ids)
     current = _current(writer, plan, ids)
     if isinstance(current, str):
         return current
     if isinstance(action, MergeAction):
-        _merge(writer, plan, identity, action, current)
+        written.append(_merge(writer, plan, identity, action, current))
     elif isinstance(action, SupersedeAction):
         _supersede(writer, current)
     elif isinstance(action, ConflictAction):
         _resolve(writer, action, step.choice, current)
     elif isinstance(action, SynthesizeAction):
-        _synthesize(writer, plan, identity, action, current)
+        written.append(_synthesize(writer, plan, identity, action, current))
     else:
         writer.delete(current[0], ACTOR, event="PRUNE")
     return ""
@@ -265,6 +267,7 @@ class _Run:
     run_id: str
     steps: list[Step]
     done: Mapping[int, str]
+    written: list[str]  # (a step undone by its savepoint may leave an id of a memory not kept)
 
 
 def _execute(run: _Run, outcome: ApplyOutcome, crash: CrashPoint) -> None:
@@ -304,7 +307,7 @@ def _apply_step(writer: Writer, run: _Run, index: int, step: Step) -> str:
     """One step and its journal row; returns why it was not applied ("" if it was)."""
     try:
         with writer.savepoint():  # a step skipped halfway (a merge's second source stale) undoes only itself
-            reason = _run_step(writer, run.plan, run.identity, step)
+            reason = _run_step(writer, run.plan, run.identity, step, run.written)
     except (StaleWriteError, InvalidInputError) as exc:  # changed meanwhile, or a stored record that cannot
         reason = str(exc)  # be rewritten (corrupt timestamp): skip, never abort
     writer.journal_step(run.run_id, index, step.kind, "stale" if reason else "applied", reason)
@@ -360,7 +363,7 @@ def apply_plan(
             )
         crash = crash or CrashPoint.from_env()
         crash(0)
-        _execute(_Run(store, plan, identity, run_id, steps, {}), outcome, crash)
+        _execute(_Run(store, plan, identity, run_id, steps, {}, outcome.written), outcome, crash)
         with store.write() as writer:
             writer.journal_finish(run_id)
     return outcome
@@ -376,7 +379,7 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
             plan = plan_from_json(plan_json)
             resolutions = json.loads(resolutions_json)
             outcome = ApplyOutcome()
-            run = _Run(store, plan, identity, run_id, plan_steps(plan, resolutions), store.journal_steps(run_id))
+            run = _Run(store, plan, identity, run_id, plan_steps(plan, resolutions), store.journal_steps(run_id), [])
             _execute(run, outcome, NO_CRASH)
             with store.write() as writer:
                 writer.journal_finish(run_id)

@@ -25,6 +25,7 @@ from ..records import Memory
 from ..store import ReadMode, SqliteStore
 from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
+from .pair_memo import PairMemo
 from .plan import Plan
 from .report import is_reminder_text
 from .retention import choose_policy
@@ -126,6 +127,7 @@ def step3_analyse(
     vectors: dict | None = None,
     weekly_synthesis: bool = False,
     synthesis: bool = True,
+    pairs: PairMemo | None = None,
 ) -> Plan:
     return analyse(
         memories,
@@ -139,6 +141,7 @@ def step3_analyse(
         vectors=vectors,
         weekly_synthesis=weekly_synthesis,
         synthesis=synthesis,
+        pairs=pairs,
     )
 
 
@@ -164,6 +167,17 @@ def fetch_vectors(
             with store.write() as writer:
                 writer.store_vectors(user_id, model, [(m.id, m.memory, v) for m, v in zip(missing, made)])
     return vectors, len(missing)
+
+
+def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | None, ids: list[str]) -> int:
+    """After a run: store the vector of each memory it wrote (`ApplyOutcome.written`: a merge's
+    text, a pattern), reused from another memory with the same text where there is one (a
+    merge's draft is one of its sources' texts), embedded otherwise, so the next run and the
+    next search find the project embedded and need not load the model for it
+    (docs/embeddings.md, "Where vectors are made"). Returns how many vectors were stored."""
+    if semantic is None or semantic.model_id is None or store.readonly or not ids:
+        return 0
+    return semantic.backfill(store, identity.user_id, identity.project_id, ids=ids)
 
 
 EARLY_LOAD_LOOK = 1000  # memories lacking a vector looked at before loading the model early
@@ -199,9 +213,10 @@ def make_plan(
     progress: Progress | None = None,
     analysis_progress: Progress | None = None,
     semantic: Semantic | None = None,
+    pairs: PairMemo | None = None,
 ) -> Plan:
     """Steps 1–3, strictly in order. The progress callbacks watch fetch and analysis (a bar)."""
-    return prepare_plan(store, identity, now, progress, analysis_progress, semantic).plan
+    return prepare_plan(store, identity, now, progress, analysis_progress, semantic, pairs=pairs).plan
 
 
 def prepare_plan(
@@ -215,11 +230,13 @@ def prepare_plan(
     store_vectors: bool = False,
     weekly_synthesis: bool = False,
     synthesis: bool = True,
+    pairs: PairMemo | None = None,
 ) -> Prepared:
     """`make_plan`, keeping what `store_new_features` needs. With `semantic`, the memories'
     vectors take part (`fetch_vectors`; stored when `store_vectors`). `weekly_synthesis`
     (`--auto`): synthesis candidates only when the last synthesis is a week old or more;
-    `synthesis=False` (`--auto` with no judge to write a pattern): none."""
+    `synthesis=False` (`--auto` with no judge to write a pattern): none. `pairs`: the pair
+    decisions remembered from earlier runs (`pair_file.read_memo`), a cache."""
     policy, source = step1_retention(identity.cwd)
     load_model_if_needed(store, identity, semantic)
     with collector_paused():  # fetch builds a record per memory too
@@ -237,6 +254,7 @@ def prepare_plan(
             vectors,
             weekly_synthesis,
             synthesis,
+            pairs,
         )
     return Prepared(plan, fetched, features, embedded)
 

@@ -12,13 +12,16 @@ judged by `meaning.relation` (docs/dream.md). Pure: (memories, their vectors) â†
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from itertools import combinations
 
 import numpy as np
 
+from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
 from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, open_question, relation
 from .neighbours import similar_vector_pairs
+from .pair_memo import Decision, PairMemo, key, text_digest
 from .plan import ConflictAction, MergeAction
 from .topics import conflict_topic
 
@@ -27,24 +30,38 @@ from .topics import conflict_topic
 Judged = tuple[float, AnalysedMemory, AnalysedMemory, str | None, str | None]
 
 
-def judged_pairs(items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarray]) -> list[Judged]:
-    """Every pair of `items` with a vector whose cosine reaches a rule's threshold, judged
-    (those left alone only when there is something to ask about them); most similar first."""
+def judged_pairs(
+    items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarray], memo: PairMemo | None = None
+) -> list[Judged]:
+    """Every pair of `items` (one type) with a vector whose cosine reaches a rule's threshold,
+    judged (those left alone only when there is something to ask about them); most similar
+    first. `memo`: decisions remembered from earlier runs (`pair_memo`); the result is the same
+    without it."""
     with_vectors = [item for item in items if item.id in vectors]
+    if not with_vectors:
+        return []
+    memo = PairMemo() if memo is None else memo
+    event = with_vectors[0].type in EVENT_TYPES
     floor = min(MERGE_COSINE, CONFLICT_COSINE)
     judged: list[Judged] = []
     readings: Readings = {}
     order = [item.oldest_first_key for item in with_vectors]
+    digests = [text_digest(item.memory.memory) for item in with_vectors]
     for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):
-        older, newer = (
-            (with_vectors[i], with_vectors[j]) if order[i] <= order[j] else (with_vectors[j], with_vectors[i])
-        )
-        kind = relation(older, newer, cosine, readings)
-        question = None if kind is not None else open_question(older, newer, cosine, readings)
+        if order[j] < order[i]:
+            i, j = j, i
+        older, newer = with_vectors[i], with_vectors[j]
+        pair_key = key(event, digests[i], digests[j])
+        kind, question = memo.decide(pair_key, cosine, partial(_decision, older, newer, cosine, readings))
         if kind is not None or question is not None:
             judged.append((cosine, older, newer, kind, question))
     judged.sort(key=lambda j: (-j[0], j[1].id, j[2].id))
     return judged
+
+
+def _decision(older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings) -> Decision:
+    kind = relation(older, newer, cosine, readings)
+    return kind, None if kind is not None else open_question(older, newer, cosine, readings)
 
 
 def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:

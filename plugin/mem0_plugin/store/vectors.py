@@ -28,6 +28,12 @@ def encode_vector(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
+def as_stored(vectors: np.ndarray) -> np.ndarray:
+    """`vectors` (float32 rows) at the precision they are stored with: what `decode_matrix`
+    gives back once they are stored."""
+    return np.asarray(vectors, dtype=np.float16).astype(np.float32)
+
+
 def decode_matrix(blobs: Sequence[bytes]) -> np.ndarray:
     """One float32 row per stored vector (an empty matrix for none)."""
     if not blobs:
