@@ -387,6 +387,10 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     assert (old.lifecycle_state, old.replacement_memory_id) == ("superseded", supersede["new"])
     embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
     assert embedded >= 4 and total >= 5  # the sources and the merged memory exist
+    merged = [m for m in store.page("alice", app_id="acme-api").results if m.source_memory_ids]
+    model = "onnx-local/all-MiniLM-L6-v2-int8"
+    assert len(merged) == 1 and list(store.vectors_of("alice", model, [merged[0].id])) == [merged[0].id]
+    # (--auto stored the merged memory's vector: its source's, the draft being that text)
 
 
 def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
