@@ -118,3 +118,18 @@ def test_dream_loads_the_model_ahead_only_when_a_memory_lacks_a_vector(semantic_
         operations.add_memory(writer, "Deploys run from the release branch only.", infer=False)
         pipeline.load_model_if_needed(store, identity, semantic)
         assert started == [True, True]  # a new text: the model loads ahead
+
+
+def test_the_early_look_reads_only_the_project_s_newest_memories(semantic_home, backend):
+    identity = resolve_identity(cwd=str(semantic_home))
+    with open_store(identity.store_location) as store:
+        writer = operations.Caller(store, identity, actor="cli")
+        texts = ["Ledger lives in PostgreSQL.", "Deploys run from the release branch.", "Node 20 is the runtime."]
+        for text in texts:
+            operations.add_memory(writer, text, infer=False)
+        model = Semantic.from_home(semantic_home).model_id
+        everything = store.without_vectors(identity.user_id, model, identity.project_id)
+        assert [text for _, text in everything] == texts
+        newest = store.without_vectors(identity.user_id, model, identity.project_id, newest=2)
+        assert newest == everything[1:]  # oldest first, as the full look
+        assert store.without_vectors(identity.user_id, model, "another-project", newest=2) == []

@@ -180,20 +180,24 @@ def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | N
     return semantic.backfill(store, identity.user_id, identity.project_id, ids=ids)
 
 
-EARLY_LOAD_LOOK = 1000  # memories lacking a vector looked at before loading the model early
+EARLY_LOAD_LOOK = 1000  # the newest memories looked at before loading the model early
 
 
 def load_model_if_needed(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> None:
-    """When a memory of the project lacks a vector that no other memory's vector can stand in for,
-    start loading the model now, so that it loads while the memories are read
-    (`Semantic.load_soon`); otherwise nothing loads (docs/embeddings.md, "Where vectors are made")."""
+    """When one of the project's newest memories (`EARLY_LOAD_LOOK`: what was written since the
+    last run) lacks a vector that no other memory's vector can stand in for, start loading the
+    model now, so that it loads while the memories are read (`Semantic.load_soon`); otherwise
+    nothing loads yet (docs/embeddings.md, "Where vectors are made"). Only the newest are
+    looked at: at 100,000 memories a look at all took 0.6 s, at the newest 1,000 6 ms. An
+    older memory without a vector (an import of old records) is embedded all the same, the
+    model then loading when it is needed."""
     if semantic is None or semantic.model_id is None:
         return
     lacking = getattr(store, "without_vectors", None)  # (a store that keeps no vectors has none)
     if lacking is None:
         return
-    rows = lacking(identity.user_id, semantic.model_id, identity.project_id, limit=EARLY_LOAD_LOOK)
-    if len(rows) == EARLY_LOAD_LOOK or _must_embed(store, identity.user_id, semantic.model_id, [t for _, t in rows]):
+    rows = lacking(identity.user_id, semantic.model_id, identity.project_id, newest=EARLY_LOAD_LOOK)
+    if _must_embed(store, identity.user_id, semantic.model_id, [t for _, t in rows]):
         semantic.load_soon()
 
 

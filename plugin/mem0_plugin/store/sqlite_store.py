@@ -662,9 +662,23 @@ class SqliteStore:
         *,
         ids: list[str] | None = None,
         limit: int | None = None,
+        newest: int | None = None,
     ) -> list[tuple[str, str]]:
         """(id, text) of the user's memories (of one project, or of `ids`) that have no vector
-        of `model` for their current text, in (created_at, id) order."""
+        of `model` for their current text, in (created_at, id) order. `newest`: look only at the
+        project's `newest` most recent memories (a bounded read: `app_id` required)."""
+        if newest is not None:
+            assert app_id is not None
+            return [
+                tuple(r)
+                for r in self._query(
+                    "SELECT m.id, m.memory FROM (SELECT id, memory, text_hash, created_us FROM memories "
+                    "WHERE user_id = ? AND app_id = ? ORDER BY created_us DESC, id DESC LIMIT ?) m "
+                    "LEFT JOIN vectors v ON v.id = m.id AND v.model = ? AND v.text_hash = m.text_hash "
+                    "WHERE v.id IS NULL ORDER BY m.created_us, m.id",
+                    [user_id, app_id, newest, model],
+                )
+            ]
         sql = (
             "SELECT m.id, m.memory FROM memories m LEFT JOIN vectors v ON v.id = m.id AND v.model = ? "
             "AND v.text_hash = m.text_hash WHERE m.user_id = ? AND v.id IS NULL"
