@@ -333,6 +333,32 @@ def test_the_vector_index_follows_writes_and_deletes(tmp_path, counted):
     assert matrix[ids.index("id1"), 3] == 1.0
 
 
+@pytest.mark.parametrize("many", [False, True])  # by primary key, or one pass over the user's vectors
+def test_vectors_of_gives_each_memory_the_vector_of_its_text(tmp_path, monkeypatch, many):
+    from mem0_plugin.store.rows import text_hash
+
+    store = open_store(f"sqlite:///{tmp_path}/v.sqlite3")
+    if many:
+        monkeypatch.setattr(store, "MANY_IDS", 0)
+    with store.write() as writer:
+        for i in range(3):
+            stamp = "2026-01-01T00:00:00+00:00"
+            writer.insert(
+                Memory(id=f"id{i}", memory=f"text {i}", user_id="u", created_at=stamp, updated_at=stamp), actor="t"
+            )
+        writer.store_vectors("u", "m", [(f"id{i}", f"text {i}", np.eye(4, dtype=np.float32)[i]) for i in range(3)])
+    ids = ["id0", "id1", "id2", "no-such-id"]
+    read = {f"id{i}": text_hash(f"text {i}") for i in range(3)}
+    assert sorted(store.vectors_of("u", "m", ids, read)) == ["id0", "id1", "id2"]
+    assert store.vectors_of("u", "m", ids, read)["id1"][1] == 1.0
+    assert sorted(store.vectors_of("u", "m", ids, {**read, "id2": text_hash("another text read")})) == ["id0", "id1"]
+    with store.write() as writer:  # re-worded since: its vector is gone (trigger)
+        writer.change(writer.get("u", "id0"), "UPDATE", "t", memory="text zero")
+    assert sorted(store.vectors_of("u", "m", ids)) == ["id1", "id2"]
+    assert sorted(store.vectors_of("u", "m", ids, read)) == ["id1", "id2"]
+    assert store.vectors_of("u", "other-model", ids, read) == {}
+
+
 @pytest.fixture
 def semantic_env(mem0_home, monkeypatch, tmp_path):
     monkeypatch.delenv("MEM0_EMBEDDER")

@@ -23,6 +23,7 @@ from ..identity import Identity
 from ..mem0_config import load_retention_policies
 from ..records import Memory
 from ..store import ReadMode, SqliteStore
+from ..store.rows import text_hash
 from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
 from .pair_memo import PairMemo
@@ -155,8 +156,9 @@ def fetch_vectors(
     model = semantic.model_id
     assert model is not None
     user_id = memories[0].user_id
-    ids = [m.id for m in memories if takes_part(m)]
-    vectors = store.vectors_of(user_id, model, ids)
+    taking_part = [m for m in memories if takes_part(m)]
+    hashes = {m.id: text_hash(m.memory) for m in taking_part}  # the vectors of the texts read
+    vectors = store.vectors_of(user_id, model, [m.id for m in taking_part], hashes)
     missing = [m for m in memories if m.id not in vectors and takes_part(m)]
     if missing:
         made = semantic.vectors_for(store, user_id, [m.memory for m in missing])

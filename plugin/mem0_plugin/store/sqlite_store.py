@@ -14,7 +14,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -697,33 +697,43 @@ class SqliteStore:
             sql, params = sql + " LIMIT ?", [*params, limit]
         return [tuple(r) for r in self._query(sql, params)]
 
-    def vectors_of(self, user_id: str, model: str, ids: list[str]) -> dict[str, np.ndarray]:
-        """The stored vectors of `model` for those of `ids` that have one for their current text.
-        Many ids (dream's fetch): one pass over the user's vectors; few: by primary key."""
+    MANY_IDS = 5000  # `vectors_of`: above this many ids, one pass over the user's vectors
+
+    def vectors_of(
+        self, user_id: str, model: str, ids: list[str], text_hashes: Mapping[str, str] | None = None
+    ) -> dict[str, np.ndarray]:
+        """The stored vectors of `model` for those of `ids` that have one for their current text,
+        or, with `text_hashes` (id -> `rows.text_hash` of the text the caller read), for that
+        text. Many ids (dream's fetch): one pass over the user's vectors — with `text_hashes`,
+        no join of every vector with its memory (0.3 s instead of 1 s at 100,000); few: by
+        primary key."""
         from .vectors import decode_matrix
 
         join = (
             "FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
             "ON m.id = v.id AND m.text_hash = v.text_hash WHERE v.user_id = ? AND v.model = ?"
         )
-        if len(ids) > 5000:
+        if len(ids) > self.MANY_IDS and text_hashes is not None:
+            rows = self._query(
+                "SELECT id, text_hash, vector FROM vectors WHERE user_id = ? AND model = ?", [user_id, model]
+            )
+        elif len(ids) > self.MANY_IDS:
             wanted = set(ids)
-            rows = [
-                r
-                for r in self._query(f"SELECT v.id, v.vector {join.format(hint='')}", [user_id, model])
-                if r[0] in wanted
-            ]
+            found = self._query(f"SELECT v.id, v.text_hash, v.vector {join.format(hint='')}", [user_id, model])
+            rows = [r for r in found if r[0] in wanted]
         else:
             rows = []
             for start in range(0, len(ids), 500):  # by primary key: the planner would rather walk them all
                 chunk = ids[start : start + 500]
                 rows += self._query(
-                    f"SELECT v.id, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
+                    f"SELECT v.id, v.text_hash, v.vector {join.format(hint='INDEXED BY sqlite_autoindex_vectors_1')} "
                     f"AND v.id IN ({', '.join('?' * len(chunk))})",
                     [user_id, model, *chunk],
                 )
-        matrix = decode_matrix([blob for _, blob in rows])
-        return {memory_id: matrix[row] for row, (memory_id, _) in enumerate(rows)}
+        if text_hashes is not None:
+            rows = [r for r in rows if text_hashes.get(r[0]) == r[1]]
+        matrix = decode_matrix([r[2] for r in rows])
+        return {r[0]: matrix[row] for row, r in enumerate(rows)}
 
     def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, np.ndarray]:
         """Vectors of `model` that another of the user's memories with the same text already has
