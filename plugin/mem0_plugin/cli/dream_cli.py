@@ -19,16 +19,13 @@ from ..dream.analysis import collector_paused
 from ..dream.apply import ApplyOutcome, answer_problem, apply_plan, check_answers, recover
 from ..dream.asking import candidate_key, judge_plan, tally_fields
 from ..dream.autolock import auto_lock, lock_path_from_env
-from ..dream.interactive import ask_apply, confirm
 from ..dream.judging import answered_plan
 from ..dream.pair_file import memo_path, read_memo, write_memo
 from ..dream.pair_memo import PairMemo
 from ..dream.pipeline import embed_written, make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
 from ..dream.reminder import leave_reminder, retire_reminders
-from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, no_runs_message, run_line, undo_pieces, undo_summary
 from ..dream.synthesis import observation_dates
-from ..dream.undo import LeftAlone, apply_undo, plan_undo
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick
@@ -75,6 +72,8 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
         retire_reminders(store, identity)
         term.line(report.NO_PROPOSALS)
         return 0
+    from ..dream.interactive import confirm  # (the commands import what they alone use: --auto starts faster)
+
     term.report(report.report_pieces(plan), ends_with_prompt=not plan.conflicts)
     decision = confirm(plan, term.read_line, term.write)
     if not decision.apply:
@@ -188,6 +187,8 @@ def _load_plan(path: str, identity: Identity) -> Plan:
 
 
 def cmd_apply(args, identity: Identity) -> int:
+    from ..dream.interactive import ask_apply
+
     plan = _load_plan(args.apply, identity)
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
@@ -291,6 +292,8 @@ def _judge(identity: Identity):
 
 def cmd_runs(args, identity: Identity) -> int:
     """The project's recorded runs, newest first (docs/dream.md, "Runs and undo")."""
+    from ..dream.runs_report import no_runs_message, run_line
+
     with open_store(identity.store_location) as store:
         runs = store.dream_runs(identity.user_id, identity.project_id)
     if args.json:
@@ -304,6 +307,10 @@ def cmd_runs(args, identity: Identity) -> int:
 
 def cmd_undo(args, identity: Identity) -> int:
     """Take a run back: the changes, the question, then one transaction (docs/dream.md, "Runs and undo")."""
+    from ..dream.interactive import ask_apply
+    from ..dream.runs_report import NOTHING_TO_UNDO, left_alone_line, undo_pieces, undo_summary
+    from ..dream.undo import LeftAlone, apply_undo, plan_undo
+
     term = Terminal.standard()
     with open_store(identity.store_location) as store:
         _recover(store, identity)
