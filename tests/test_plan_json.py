@@ -301,3 +301,11 @@ def test_unreadable_plan_files(text, message):
 
 def test_plan_error_is_an_invalid_input_error():
     assert issubclass(PlanError, InvalidInputError)
+
+
+def test_the_compact_form_is_the_same_plan_with_the_same_quoted_strings():
+    compact = plan_to_json(PLAN, compact=True)
+    assert "\n" not in compact and json.loads(compact) == json.loads(plan_to_json(PLAN))
+    assert plan_from_json(compact) == PLAN
+    for text in (m.merged_text for m in PLAN.merges):  # `forget --purge` replaces them by their quoted form
+        assert json.dumps(text, ensure_ascii=True) in compact

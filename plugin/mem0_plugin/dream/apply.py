@@ -357,7 +357,7 @@ def apply_plan(
                 run_id,
                 plan.user_id,
                 plan.project_id,
-                plan_to_json(plan),
+                plan_to_json(plan, compact=True),
                 json.dumps(dict(resolutions), sort_keys=True),
                 mode,
             )

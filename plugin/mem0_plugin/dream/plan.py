@@ -212,7 +212,12 @@ def _candidate_dict(candidate: Candidate) -> dict[str, Any]:
     return shown
 
 
-def plan_to_json(plan: Plan) -> str:
+def plan_to_json(plan: Plan, *, compact: bool = False) -> str:
+    """The plan file's text (indented, SPEC's key order); `compact`: on one line, for the run's
+    journal (Python's JSON encoder indents in Python, several times slower than compact; strings
+    are quoted the same either way, ASCII only: `forget --purge` finds them)."""
+    if compact:
+        return json.dumps(plan_to_dict(plan), separators=(",", ":"), ensure_ascii=True, allow_nan=False)
     return json.dumps(plan_to_dict(plan), indent=2, ensure_ascii=True, allow_nan=False)
 
 
