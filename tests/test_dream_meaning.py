@@ -334,10 +334,10 @@ def test_the_vector_index_follows_writes_and_deletes(tmp_path, counted):
 
 
 @pytest.mark.parametrize("many", [False, True])  # by primary key, or one pass over the user's vectors
-def test_vectors_of_gives_each_memory_the_vector_of_its_text(tmp_path, monkeypatch, many):
+def test_vectors_of_gives_each_memory_the_vector_of_its_text(backend, store_url_of, monkeypatch, many):
     from mem0_plugin.store.rows import text_hash
 
-    store = open_store(f"sqlite:///{tmp_path}/v.sqlite3")
+    store = open_store(store_url_of(backend))
     if many:
         monkeypatch.setattr(store, "MANY_IDS", 0)
     with store.write() as writer:
