@@ -413,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
 # only while the memories are read and analysed: afterwards every few thousand allocations (the
 # journal's plan, the writes of an apply) it would rescan the 10,000-100,000 memories the run
 # holds. A run is bounded and builds nothing cyclic that matters; reference counting frees the
-# rest. It took 0.1-0.3 s of a nightly --auto on 10k (docs/dream.md, "--auto").
+# rest. It took 0.1-0.3 s of a nightly --auto on 10k (docs/dream.md, "`--auto`", "Speed").
 
 
 if __name__ == "__main__":
