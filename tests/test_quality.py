@@ -90,3 +90,23 @@ def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch)
             assert plan_to_json(make_plan(store, scope, now, semantic=semantic, pairs=again)) == plan, project
             assert plan_to_json(make_plan(store, scope, now, semantic=semantic)) == plan, project
             assert first.decided > 0 and again.decided == 0, project
+
+
+def test_two_processes_give_every_project_the_same_plan(labelled_store, monkeypatch):
+    """The type groups analysed on two processes (dream/parallel.py) give the same plan."""
+    from mem0_plugin.dream import pipeline
+    from mem0_plugin.dream.plan import plan_to_json
+    from mem0_plugin.timeutil import parse_timestamp
+
+    monkeypatch.delenv("MEM0_EMBEDDER")
+    data, url, folder = labelled_store
+    semantic = Semantic.from_home(folder)
+    now = parse_timestamp(data["as_of"], "as_of")
+    with open_store(url) as store:
+        semantic.backfill(store, labelled.USER)
+        for project in labelled.projects(data):
+            scope = labelled.identity(url, folder, project)
+            plan = plan_to_json(pipeline.make_plan(store, scope, now, semantic=semantic))
+            with monkeypatch.context() as patched:
+                patched.setattr(pipeline, "worth_it", lambda count: True)
+                assert plan_to_json(pipeline.make_plan(store, scope, now, semantic=semantic)) == plan, project

@@ -54,20 +54,18 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING
 
 from ..features import TextFeatures
-from ..lexicon import EVENT_TYPES
 from ..records import ACTIVE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
 from .analysed import AnalysedMemory, analysed
-from .conflicts import find_conflicts
 from .judging import open_candidates
-from .merging import find_merges
 from .pair_memo import PairMemo
+from .per_type import TypeActions, type_actions
 from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .pruning import low_confidence_prune, retention_prune
-from .relations import judged_pairs, meaning_conflicts, meaning_merges
 from .retention import valid_entries
 from .supersedes import split_supersedes
 from .synthesis import cited_by_syntheses, synthesis_candidates, synthesis_due
@@ -148,6 +146,7 @@ def analyse(
     weekly_synthesis: bool = False,
     synthesis: bool = True,
     pairs: PairMemo | None = None,
+    map_types: TypeMap | None = None,
 ) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
@@ -157,29 +156,28 @@ def analyse(
     with or without it, the plan is the same. `weekly_synthesis` (`--auto`): look for synthesis
     candidates only when the last synthesis is a week old or more (`synthesis.synthesis_due`).
     `pairs`: decisions about pairs remembered from earlier runs (`pair_memo`), a cache like
-    `features`; this run's decisions are added to its `used`."""
+    `features`; this run's decisions are added to its `used`. `map_types(work, groups)`: runs
+    `work` on each type group and returns the results in order (`parallel.on_two_processes`
+    spreads them over two processes); by default, one after the other here."""
     vectors = vectors or {}
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
     items = eligible(memories, progress, features)
     prunes = [p for p in (retention_prune(item, policy, now) for item in items) if p is not None]
     taken = {p.id for p in prunes}
-    merges = _per_type(_without(items, taken), find_merges)
-    taken |= {memory_id for merge in merges for memory_id in merge.ids}
-    judged = _judged(_without(items, taken), vectors, pairs) if vectors else {}
-    for type_name in sorted(judged):
-        merges += meaning_merges(judged[type_name], type_name)
-    taken |= {memory_id for merge in merges for memory_id in merge.ids}
-    conflicts = _per_type(_without(items, taken), find_conflicts)
-    taken |= {memory_id for conflict in conflicts for memory_id in conflict.ids}
-    for type_name in sorted(judged):
-        if type_name not in EVENT_TYPES:
-            found = meaning_conflicts(judged[type_name], type_name, taken)
-            conflicts += found
-            taken |= {memory_id for conflict in found for memory_id in conflict.ids}
+    groups = _by_type(_without(items, taken))
+    known = pairs.known if pairs is not None else {}
+    found = (map_types or _one_by_one)(partial(_type_actions, vectors=vectors, known=known), groups)
+    merges = [merge for actions in found for merge in actions.merges]
+    conflicts = [conflict for actions in found for conflict in actions.conflicts]
+    taken |= {memory_id for action in (*merges, *conflicts) for memory_id in action.ids}
+    if pairs is not None:
+        for actions in found:
+            pairs.used.update(actions.used)
+            pairs.decided += actions.decided
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
     taken |= {p.id for p in prunes}
-    candidates = open_candidates(judged, taken)
+    candidates = open_candidates(_asked(found, items), taken)
     if synthesis and (not weekly_synthesis or synthesis_due(memories, now)):
         taken |= {i for c in candidates for i in c.ids}
         candidates += synthesis_candidates(items, vectors or None, taken, cited_by_syntheses(memories))
@@ -202,29 +200,39 @@ def analyse(
     )
 
 
-def _judged(items: Sequence[AnalysedMemory], vectors: Vectors, pairs: PairMemo | None) -> dict[str, list]:
+TypeMap = Callable[[Callable[[tuple[str, list[AnalysedMemory]]], TypeActions], list], list[TypeActions]]
+
+
+def _by_type(items: Sequence[AnalysedMemory]) -> list[tuple[str, list[AnalysedMemory]]]:
+    """(type, its items in their order), types in sorted order."""
     by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
     for item in items:
-        if item.id in vectors:
-            by_type[item.type].append(item)
-    return {type_name: judged_pairs(group, vectors, pairs) for type_name, group in by_type.items() if len(group) > 1}
+        by_type[item.type].append(item)
+    return [(type_name, by_type[type_name]) for type_name in sorted(by_type)]
+
+
+def _type_actions(group: tuple[str, list[AnalysedMemory]], vectors: Vectors, known) -> TypeActions:
+    return type_actions(group[0], group[1], vectors, known)
+
+
+def _one_by_one(work, groups: list) -> list:
+    return [work(group) for group in groups]
+
+
+def _asked(found: Sequence[TypeActions], items: Sequence[AnalysedMemory]) -> dict[str, list]:
+    """The pairs each type left for a judge, as `judging.open_candidates` reads them."""
+    by_id = {item.id: item for item in items}
+    return {
+        actions.type: [
+            (cosine, by_id[older], by_id[newer], None, question) for cosine, older, newer, question in actions.asked
+        ]
+        for actions in found
+        if actions.asked
+    }
 
 
 def _without(items: Sequence[AnalysedMemory], taken: set[str]) -> list[AnalysedMemory]:
     return [item for item in items if item.id not in taken]
-
-
-Action = TypeVar("Action", MergeAction, ConflictAction)
-
-
-def _per_type(
-    items: Sequence[AnalysedMemory], find: Callable[[Sequence[AnalysedMemory], str], list[Action]]
-) -> list[Action]:
-    """`find` applied to each type group, types in sorted order."""
-    by_type: dict[str, list[AnalysedMemory]] = defaultdict(list)
-    for item in items:
-        by_type[item.type].append(item)
-    return [action for type_name in sorted(by_type) for action in find(by_type[type_name], type_name)]
 
 
 def _fingerprints(

@@ -27,6 +27,7 @@ from ..store.rows import text_hash
 from ..stored_features import decode_for, encode
 from .analysis import analyse, collector_paused, takes_part
 from .pair_memo import PairMemo
+from .parallel import on_two_processes, worth_it
 from .plan import Plan
 from .report import is_reminder_text
 from .retention import choose_policy
@@ -130,6 +131,8 @@ def step3_analyse(
     synthesis: bool = True,
     pairs: PairMemo | None = None,
 ) -> Plan:
+    """Step 3 (`analysis.analyse`); from `parallel.PARALLEL_FROM` memories on, the type groups
+    are analysed on two processes (the same plan)."""
     return analyse(
         memories,
         policy,
@@ -143,6 +146,7 @@ def step3_analyse(
         weekly_synthesis=weekly_synthesis,
         synthesis=synthesis,
         pairs=pairs,
+        map_types=on_two_processes if worth_it(len(memories)) else None,
     )
 
 

@@ -1,0 +1,64 @@
+"""What the rules find inside one type group (docs/dream.md, "Step 3: analyse"). Pure.
+
+No action spans two types, so step 3's merges and conflicts are found type by type, each group
+on its own, in the precedence of `analysis`: lexical merges, merges by meaning, lexical
+conflicts, conflicts by meaning. `analyse` runs `type_actions` on every group (in any order,
+possibly on two processes: `parallel`) and puts the results together; the rest of step 3
+(prunes, candidates, synthesis, supersedes) needs every type at once and stays there.
+
+A result carries no `AnalysedMemory`: the pairs left for a judge are (cosine, older id, newer
+id, question), and the pair decisions it made are returned (`used`, `decided`) for the
+caller's memo, so a result is cheap to send from another process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..lexicon import EVENT_TYPES
+from .analysed import AnalysedMemory
+from .conflicts import find_conflicts
+from .merging import find_merges
+from .pair_memo import Entry, PairMemo
+from .plan import ConflictAction, MergeAction
+from .relations import judged_pairs, meaning_conflicts, meaning_merges
+
+Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
+
+
+@dataclass
+class TypeActions:
+    type: str
+    merges: list[MergeAction] = field(default_factory=list)
+    conflicts: list[ConflictAction] = field(default_factory=list)
+    asked: list[Asked] = field(default_factory=list)
+    used: dict[bytes, Entry] = field(default_factory=dict)  # the pair decisions made or remembered
+    decided: int = 0  # of them, made now
+
+
+def type_actions(
+    type_name: str, items: Sequence[AnalysedMemory], vectors: Mapping, known: Mapping[bytes, Entry]
+) -> TypeActions:
+    """The merges and conflicts among `items` (one type group, sorted by id, none taken by a
+    prune); `known`: the remembered pair decisions (`pair_memo`)."""
+    found = TypeActions(type_name, merges=find_merges(items, type_name))
+    taken = {memory_id for merge in found.merges for memory_id in merge.ids}
+    judged = []
+    with_vectors = [item for item in items if item.id not in taken and item.id in vectors]
+    if len(with_vectors) > 1:
+        memo = PairMemo(known=known)
+        judged = judged_pairs(with_vectors, vectors, memo)
+        found.used, found.decided = memo.used, memo.decided
+        found.merges += meaning_merges(judged, type_name)
+        taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
+    found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
+    taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
+    if judged and type_name not in EVENT_TYPES:
+        found.conflicts += meaning_conflicts(judged, type_name, taken)
+    found.asked = [
+        (cosine, older.id, newer.id, question)
+        for cosine, older, newer, kind, question in judged
+        if kind is None and question is not None
+    ]
+    return found

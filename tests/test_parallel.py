@@ -1,0 +1,62 @@
+"""Type groups on two processes (dream/parallel.py): the same results, in the same order, as
+one after the other, and the same plans."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+from mem0_plugin.dream import parallel
+
+
+def _square_with_pid(group):
+    name, items = group
+    return name, [x * x for x in items], os.getpid()
+
+
+GROUPS = [(f"type{i}", list(range(i * 10))) for i in range(7)]
+
+
+def test_the_results_are_those_of_a_plain_map_and_half_come_from_a_child():
+    found = parallel.on_two_processes(_square_with_pid, GROUPS)
+    assert [(name, squares) for name, squares, _ in found] == [(name, [x * x for x in items]) for name, items in GROUPS]
+    pids = {pid for _, _, pid in found}
+    assert os.getpid() in pids and len(pids) == 2  # this process and one child
+    assert parallel._job is None  # nothing left behind
+
+
+def test_the_halves_are_balanced_by_weight():
+    mine, theirs = parallel._halves([100, 10, 60, 50, 5])
+    assert sorted(mine + theirs) == [0, 1, 2, 3, 4]
+    assert abs(sum([100, 10, 60, 50, 5][i] for i in mine) - sum([100, 10, 60, 50, 5][i] for i in theirs)) <= 15
+
+
+def _fail_on_type3(group):
+    if group[0] == "type3":
+        raise ValueError("bad group")
+    return group[0]
+
+
+def test_an_error_in_either_process_reaches_the_caller():
+    with pytest.raises(ValueError, match="bad group"):
+        parallel.on_two_processes(_fail_on_type3, GROUPS)
+    assert parallel._job is None
+
+
+def test_without_fork_the_groups_are_analysed_here(monkeypatch):
+    def no_fork(method):
+        raise ValueError(f"cannot find context for {method!r}")
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_fork)
+    found = parallel.on_two_processes(_square_with_pid, GROUPS)
+    assert {pid for _, _, pid in found} == {os.getpid()}
+    assert [name for name, _, _ in found] == [name for name, _ in GROUPS]
+
+
+def test_it_is_used_only_for_large_analyses(monkeypatch):
+    assert not parallel.worth_it(parallel.PARALLEL_FROM - 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert not parallel.worth_it(parallel.PARALLEL_FROM)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert parallel.worth_it(parallel.PARALLEL_FROM)
