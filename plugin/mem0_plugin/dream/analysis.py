@@ -73,7 +73,7 @@ from .synthesis import cited_by_syntheses, synthesis_candidates, synthesis_due
 if TYPE_CHECKING:
     import numpy as np
 
-Vectors = Mapping[str, "np.ndarray"]
+Vectors = Mapping[str, "np.ndarray"]  # by memory id; float16 (as stored) or float32 rows, computed with in float32
 
 REMINDER_SOURCE = "mem0-dream-auto"
 PROGRESS_EVERY = 1000

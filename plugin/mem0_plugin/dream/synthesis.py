@@ -185,7 +185,8 @@ class _Closeness:
         key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
         cosine = self._cosines.get(key)
         if cosine is None:
-            cosine = self._cosines[key] = float(self.vectors[a.id] @ self.vectors[b.id])
+            first, second = (self.vectors[m.id].astype("float32", copy=False) for m in (a, b))  # (stored float16)
+            cosine = self._cosines[key] = float(first @ second)
         return cosine
 
     def close(self, a: AnalysedMemory, b: AnalysedMemory) -> bool:

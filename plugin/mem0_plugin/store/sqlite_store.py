@@ -702,12 +702,12 @@ class SqliteStore:
     def vectors_of(
         self, user_id: str, model: str, ids: list[str], text_hashes: Mapping[str, str] | None = None
     ) -> dict[str, np.ndarray]:
-        """The stored vectors of `model` for those of `ids` that have one for their current text,
-        or, with `text_hashes` (id -> `rows.text_hash` of the text the caller read), for that
+        """The stored vectors of `model` (float16 rows, `vectors.stored_rows`) for those of `ids`
+        that have one for their current text, or, with `text_hashes` (id -> `rows.text_hash` of the text the caller read), for that
         text. Many ids (dream's fetch): one pass over the user's vectors — with `text_hashes`,
         no join of every vector with its memory (0.3 s instead of 1 s at 100,000); few: by
         primary key."""
-        from .vectors import decode_matrix
+        from .vectors import stored_rows
 
         join = (
             "FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
@@ -732,7 +732,7 @@ class SqliteStore:
                 )
         if text_hashes is not None:
             rows = [r for r in rows if text_hashes.get(r[0]) == r[1]]
-        matrix = decode_matrix([r[2] for r in rows])
+        matrix = stored_rows([r[2] for r in rows])
         return {r[0]: matrix[row] for row, r in enumerate(rows)}
 
     def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, np.ndarray]:

@@ -28,6 +28,15 @@ def encode_vector(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype=np.float16).tobytes()
 
 
+def stored_rows(blobs: Sequence[bytes]) -> np.ndarray:
+    """One float16 row per stored vector, as stored (no float32 copy: at 100,000 vectors that copy
+    took 0.15-1.3 s, most of it the first touch of 168 MB). Compute with them in float32:
+    `np.asarray(rows, dtype=np.float32)` gives exactly `decode_matrix`'s values."""
+    if not blobs:
+        return np.zeros((0, 0), dtype=np.float16)
+    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1)
+
+
 def as_stored(vectors: np.ndarray) -> np.ndarray:
     """`vectors` (float32 rows) at the precision they are stored with: what `decode_matrix`
     gives back once they are stored."""
