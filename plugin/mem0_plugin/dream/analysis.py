@@ -40,7 +40,8 @@ ids inside a merge oldest first; a conflict's A is its likely winner. ``fingerpr
 holds ``str(version)`` of every memory an action names; ``memory_count`` counts every
 memory given, taking part or not; ``policy`` records the valid entries that applied.
 
-Scale: no step compares all pairs. Merge and conflict candidates come from exact hash
+Scale: each type group's merges and conflicts are found on their own (`per_type`), so the
+caller may spread the groups over processes (`map_types`, `parallel`). No step compares all pairs. Merge and conflict candidates come from exact hash
 keys (plus the prefix-filtering join inside merge blocks); the work is linear in the
 number of memories. Reading each text (`features.text_features`) is the largest part,
 so the caller may pass the features it already knows (`stored_features`: read from the
