@@ -123,15 +123,16 @@ def test_writing_is_skipped_when_nothing_changed_and_never_fails_the_run(tmp_pat
 
 
 def test_the_rule_modules_are_every_module_the_pair_rules_import():
-    """`rules_digest` must cover every module whose code can change a decision: all that
-    `meaning` imports, and nothing may import lazily inside them (checked by ast)."""
+    """`rules_digest` must cover every module whose code can change a decision: `relations`,
+    where it is made, and all that `meaning` imports; nothing may import lazily inside them
+    (checked by ast)."""
     code = (
         "import sys, mem0_plugin.dream.meaning\n"
         "print('\\n'.join(m for m, mod in sys.modules.items() if m.startswith('mem0_plugin')"
         " and not hasattr(mod, '__path__')))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert set(loaded) == set(pair_file.RULE_MODULES)
+    assert set(pair_file.RULE_MODULES) == {*loaded, "mem0_plugin.dream.relations"}  # (which composes the decision)
     import ast
 
     for name in pair_file.RULE_MODULES:

@@ -28,7 +28,8 @@ from pathlib import Path
 from ..identity import Identity
 from .pair_memo import KEY_BYTES, Entry, PairMemo
 
-RULE_MODULES = (  # what `meaning.relation` and `meaning.open_question` depend on
+RULE_MODULES = (  # where a pair's decision is made (`relations._decision`) and all that `meaning` reads
+    "mem0_plugin.dream.relations",
     "mem0_plugin.dream.meaning",
     "mem0_plugin.dream.analysed",
     "mem0_plugin.features",
