@@ -60,3 +60,17 @@ def test_it_is_used_only_for_large_analyses(monkeypatch):
     assert not parallel.worth_it(parallel.PARALLEL_FROM)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert parallel.worth_it(parallel.PARALLEL_FROM)
+
+
+PARENT = os.getpid()
+
+
+def _die_in_the_child(group):
+    if os.getpid() != PARENT:
+        os._exit(9)  # as a child killed by the kernel would
+    return group[0]
+
+
+def test_a_child_that_dies_costs_only_time():
+    assert parallel.on_two_processes(_die_in_the_child, GROUPS) == [name for name, _ in GROUPS]
+    assert parallel._job is None

@@ -18,6 +18,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 PARALLEL_FROM = 30_000  # memories
@@ -30,7 +32,8 @@ def worth_it(memory_count: int) -> bool:
 
 
 def on_two_processes(work: Callable[[Any], Any], groups: Sequence[Any]) -> list[Any]:
-    """`[work(group) for group in groups]`, about half of it computed by a forked child."""
+    """`[work(group) for group in groups]`, about half of it computed by a forked child. A child
+    that dies (killed, out of memory) costs only time: its groups are then computed here."""
     global _job
     if len(groups) < 2:
         return [work(group) for group in groups]
@@ -38,19 +41,21 @@ def on_two_processes(work: Callable[[Any], Any], groups: Sequence[Any]) -> list[
     try:
         context = multiprocessing.get_context("fork")
         _job = (work, groups)
-        pool = context.Pool(1)  # forks now: the child sees `_job`
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        pending = pool.submit(_run, theirs)  # forks now: the child sees `_job`
     except (OSError, ValueError):
         _job = None
         return [work(group) for group in groups]
     results: dict[int, Any] = {}
     try:
-        pending = pool.apply_async(_run, (theirs,))
         results.update((index, work(groups[index])) for index in mine)
-        results.update(zip(theirs, pending.get()))
+        try:
+            results.update(zip(theirs, pending.result()))
+        except BrokenProcessPool:
+            results.update((index, work(groups[index])) for index in theirs)
     finally:
         _job = None
-        pool.terminate()
-        pool.join()
+        pool.shutdown(wait=True, cancel_futures=True)
     return [results[index] for index in range(len(groups))]
 
 
