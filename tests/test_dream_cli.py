@@ -1145,3 +1145,17 @@ def test_plan_output_that_cannot_be_a_file(dream, base, project, target):
 def test_plan_output_dash_is_stdout(dream, base, tmp_path):
     _, plan = _plan(dream, tmp_path)
     assert json.loads(ok(dream("--plan", "--json", "-o", "-"))) == plan
+
+
+def test_two_processes_give_the_same_plan_and_run(backend, dream, base, tmp_path, monkeypatch):
+    """The type groups analysed on a forked child (dream/parallel.py, used from 30,000 memories
+    on: forced here) give the same plan, on SQLite and on PostgreSQL (whose open connections the
+    child inherits and never touches), and an --auto run applies as usual."""
+    from mem0_plugin.dream import pipeline
+
+    one_process, _ = _plan(dream, tmp_path, "one.json")
+    monkeypatch.setattr(pipeline, "worth_it", lambda count: True)
+    two_processes, _ = _plan(dream, tmp_path, "two.json")
+    assert two_processes.read_bytes() == one_process.read_bytes()
+    assert ok(dream("--auto")).startswith("[mem0-dream --auto] project=acme-api  merged=1")
+    assert ok(dream("--runs")).count("auto") == 1
