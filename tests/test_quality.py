@@ -7,6 +7,8 @@ embedder is the real default model, loaded from where a user's install has it.
 
 from __future__ import annotations
 
+from functools import partial
+
 import labelled
 import pytest
 from mem0_plugin.semantic import Semantic
@@ -68,12 +70,9 @@ def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
     assert scores.hit_rate() >= 0.97 and scores.hit_rate("zh") >= 0.9 and scores.hit_rate("ru") >= 0.9
 
 
-def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch):
-    """Every project's plan is the same whether its pairs are decided now or remembered
-    (docs/dream.md, "Remembered pairs"), and a remembering run decides none."""
-    from mem0_plugin.dream.pair_memo import PairMemo
-    from mem0_plugin.dream.pipeline import make_plan
-    from mem0_plugin.dream.plan import plan_to_json
+def _plans_of_each_project(labelled_store, monkeypatch):
+    """(project, a function making its plan's JSON with `make_plan`'s extra arguments) over the
+    labelled set, embedded with the real model."""
     from mem0_plugin.timeutil import parse_timestamp
 
     monkeypatch.delenv("MEM0_EMBEDDER")
@@ -84,29 +83,36 @@ def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch)
         semantic.backfill(store, labelled.USER)
         for project in labelled.projects(data):
             scope = labelled.identity(url, folder, project)
-            first = PairMemo()
-            plan = plan_to_json(make_plan(store, scope, now, semantic=semantic, pairs=first))
-            again = PairMemo(known=dict(first.used))
-            assert plan_to_json(make_plan(store, scope, now, semantic=semantic, pairs=again)) == plan, project
-            assert plan_to_json(make_plan(store, scope, now, semantic=semantic)) == plan, project
-            assert first.decided > 0 and again.decided == 0, project
+            yield project, partial(_plan_json, store, scope, now, semantic)
+
+
+def _plan_json(store, scope, now, semantic, **extra) -> str:
+    from mem0_plugin.dream.pipeline import make_plan
+    from mem0_plugin.dream.plan import plan_to_json
+
+    return plan_to_json(make_plan(store, scope, now, semantic=semantic, **extra))
+
+
+def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch):
+    """Every project's plan is the same whether its pairs are decided now or remembered
+    (docs/dream.md, "Remembered pairs"), and a remembering run decides none."""
+    from mem0_plugin.dream.pair_memo import PairMemo
+
+    for project, plan_of in _plans_of_each_project(labelled_store, monkeypatch):
+        first = PairMemo()
+        plan = plan_of(pairs=first)
+        again = PairMemo(known=dict(first.used))
+        assert plan_of(pairs=again) == plan, project
+        assert plan_of() == plan, project
+        assert first.decided > 0 and again.decided == 0, project
 
 
 def test_two_processes_give_every_project_the_same_plan(labelled_store, monkeypatch):
     """The type groups analysed on two processes (dream/parallel.py) give the same plan."""
     from mem0_plugin.dream import pipeline
-    from mem0_plugin.dream.plan import plan_to_json
-    from mem0_plugin.timeutil import parse_timestamp
 
-    monkeypatch.delenv("MEM0_EMBEDDER")
-    data, url, folder = labelled_store
-    semantic = Semantic.from_home(folder)
-    now = parse_timestamp(data["as_of"], "as_of")
-    with open_store(url) as store:
-        semantic.backfill(store, labelled.USER)
-        for project in labelled.projects(data):
-            scope = labelled.identity(url, folder, project)
-            plan = plan_to_json(pipeline.make_plan(store, scope, now, semantic=semantic))
-            with monkeypatch.context() as patched:
-                patched.setattr(pipeline, "worth_it", lambda count: True)
-                assert plan_to_json(pipeline.make_plan(store, scope, now, semantic=semantic)) == plan, project
+    for project, plan_of in _plans_of_each_project(labelled_store, monkeypatch):
+        plan = plan_of()
+        with monkeypatch.context() as patched:
+            patched.setattr(pipeline, "worth_it", lambda count: True)
+            assert plan_of() == plan, project
