@@ -703,10 +703,10 @@ class SqliteStore:
         self, user_id: str, model: str, ids: list[str], text_hashes: Mapping[str, str] | None = None
     ) -> dict[str, np.ndarray]:
         """The stored vectors of `model` (float16 rows, `vectors.stored_rows`) for those of `ids`
-        that have one for their current text, or, with `text_hashes` (id -> `rows.text_hash` of the text the caller read), for that
-        text. Many ids (dream's fetch): one pass over the user's vectors — with `text_hashes`,
-        no join of every vector with its memory (0.3 s instead of 1 s at 100,000); few: by
-        primary key."""
+        that have one for their current text, or, with `text_hashes` (id -> `rows.text_hash` of
+        the text the caller read), for that text. Many ids (dream's fetch): one pass over the
+        user's vectors — with `text_hashes`, no join of every vector with its memory (0.3 s
+        instead of 1 s at 100,000); few: by primary key."""
         from .vectors import stored_rows
 
         join = (
