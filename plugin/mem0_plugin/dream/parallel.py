@@ -2,15 +2,17 @@
 
 `analysis.analyse` finds each type group's merges and conflicts on its own
 (`per_type.type_actions`); `on_two_processes` is the map it can be given to spread those
-groups over two processes: a forked child takes about half of the work (the largest groups
-first, each to the lighter side) while this process does the rest, and the child sends back
-its results (actions and pair decisions, no memories). Forking shares the memories and
-vectors already read without copying or sending them.
+groups over two processes: a forked child and this process take the groups one at a time,
+the largest first, from a shared counter, so each takes the next group as soon as it is
+free (the groups' costs are not known in advance: two groups of one size can differ by half)
+and the child sends back its results (actions and pair decisions, no memories). Forking
+shares the memories and vectors already read without copying or sending them.
 
 Used by the pipeline from `PARALLEL_FROM` memories on, on a machine with two cores or more:
 below that, starting a process costs more than it saves. Where fork is not available (or a
-process cannot be started), the groups are analysed here one after the other: the results
-are the same either way, in the same order.
+process cannot be started), the groups are analysed here one after the other; a group the
+child took but did not send back (it died) is analysed here too. The results are the same
+either way, in the same order.
 """
 
 from __future__ import annotations
@@ -20,11 +22,60 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
 PARALLEL_FROM = 30_000  # memories
+CLAIM_TIMEOUT = 10.0  # seconds: a counter locked longer than this was locked by a child that died
 
-_job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what the forked child reads
+
+class Counter:
+    """A shared integer (shared memory: a forked child sees and moves the same one) and the lock
+    that guards it, a plain one: this process cannot take it twice."""
+
+    def __init__(self, context: Any):
+        self.value = context.RawValue("q", 0)
+        self.lock = context.Lock()
+
+
+@dataclass
+class _Job:
+    """What the forked child reads: the work, the groups, the order they are taken in and the
+    shared counter (the position in `order` of the next group to take)."""
+
+    work: Callable[[Any], Any]
+    groups: Sequence[Any]
+    order: list[int]
+    taken: Counter
+
+    def claim(self) -> int | None:
+        """The index of the next group nobody took, or None when there is none left (or the
+        counter cannot be locked: its holder died; the caller's leftovers are then done here)."""
+        if not self.taken.lock.acquire(timeout=CLAIM_TIMEOUT):
+            return None
+        try:
+            position = self.taken.value.value
+            if position >= len(self.order):
+                return None
+            self.taken.value.value = position + 1
+            return self.order[position]
+        finally:
+            self.taken.lock.release()
+
+    def close(self) -> None:
+        """Leave nothing more to take (after an error here: the child stops after its group)."""
+        if self.taken.lock.acquire(timeout=CLAIM_TIMEOUT):
+            self.taken.value.value = len(self.order)
+            self.taken.lock.release()
+
+    def run_claimed(self) -> dict[int, Any]:
+        results = {}
+        while (index := self.claim()) is not None:
+            results[index] = self.work(self.groups[index])
+        return results
+
+
+_job: _Job | None = None  # what the forked child reads
 
 
 def worth_it(memory_count: int) -> bool:
@@ -32,50 +83,40 @@ def worth_it(memory_count: int) -> bool:
 
 
 def on_two_processes(work: Callable[[Any], Any], groups: Sequence[Any]) -> list[Any]:
-    """`[work(group) for group in groups]`, about half of it computed by a forked child. A child
-    that dies (killed, out of memory) costs only time: its groups are then computed here."""
+    """`[work(group) for group in groups]`, part of it computed by a forked child. A child that
+    dies (killed, out of memory) costs only time: its groups are then computed here."""
     global _job
     if len(groups) < 2:
         return [work(group) for group in groups]
-    mine, theirs = _halves([_weight(group) for group in groups])
+    order = sorted(range(len(groups)), key=lambda i: -_weight(groups[i]))
     try:
         context = multiprocessing.get_context("fork")
-        _job = (work, groups)
+        _job = _Job(work, groups, order, Counter(context))
         pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
-        pending = pool.submit(_run, theirs)  # forks now: the child sees `_job`
+        pending = pool.submit(_run)  # forks now: the child sees `_job`
     except (OSError, ValueError):
         _job = None
         return [work(group) for group in groups]
-    results: dict[int, Any] = {}
+    job = _job
     try:
-        results.update((index, work(groups[index])) for index in mine)
+        results = job.run_claimed()
         try:
-            results.update(zip(theirs, pending.result()))
+            results.update(pending.result())
         except BrokenProcessPool:
-            results.update((index, work(groups[index])) for index in theirs)
+            pass  # what the child took is done below
+        results.update((index, work(groups[index])) for index in order if index not in results)
     finally:
+        job.close()
         _job = None
         pool.shutdown(wait=True, cancel_futures=True)
     return [results[index] for index in range(len(groups))]
 
 
-def _run(indices: list[int]) -> list[Any]:
+def _run() -> dict[int, Any]:
     assert _job is not None
-    work, groups = _job
-    return [work(groups[index]) for index in indices]
+    return _job.run_claimed()
 
 
 def _weight(group: Any) -> int:
     """A group's size: (name, items) pairs weigh their items."""
     return len(group[1]) if isinstance(group, tuple) and len(group) == 2 else 1
-
-
-def _halves(weights: list[int]) -> tuple[list[int], list[int]]:
-    """Indices for this process and for the child: the heaviest first, each to the lighter side."""
-    sides: tuple[list[int], list[int]] = ([], [])
-    load = [0, 0]
-    for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
-        side = 0 if load[0] <= load[1] else 1
-        sides[side].append(index)
-        load[side] += weights[index]
-    return sides
