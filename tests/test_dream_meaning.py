@@ -10,7 +10,7 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import relation, unit_numbers
+from mem0_plugin.dream.meaning import echoed, reading, relation, unit_numbers
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -241,10 +241,66 @@ def item(text: str, day: int, type_: str = "decision"):
             0.7,
             "conflict",
         ),
+        # a command written as code in one text and bare in the other is one command, not a
+        # value replaced (and no conflict)
+        (
+            "To rebuild the search index, run `python scripts/build_search.py` after mkdocs build.",
+            "After `mkdocs build`, regenerate the search index with `python scripts/build_search.py`.",
+            0.93,
+            "merge",
+        ),
+        # a path inside the other text's command is written by both
+        (
+            "Integration tests need a registry on localhost:5000: `docker compose -f tests/compose.yml up -d`.",
+            "Bring up tests/compose.yml before the integration tests: it runs the registry on localhost:5000.",
+            0.92,
+            "merge",
+        ),
+        # an em dash does not make an English text foreign (there every Latin word names a tool)
+        (
+            "Don't write internal links as absolute site URLs; link to the .md file so MkDocs can check them.",
+            "Internal links should be relative links to .md files, not full URLs — otherwise MkDocs cannot check them.",
+            0.83,
+            "merge",
+        ),
+        # Japanese "X ではなく Y" ("Y rather than X") says what "don't use X" says
+        (
+            "ログ出力には tracing を使い、println! は使わない。",
+            "println! ではなく tracing でログを出すこと。",
+            0.86,
+            "merge",
+        ),
+        # Chinese 缺 (lacking) negates as "without" does: no flip against 没有 (not)
+        (
+            "运行 `python scripts/i18n_status.py` 可以查看每种语言还有哪些页面没有翻译。",
+            "想知道各个语言还缺哪些页面的翻译，就跑一下 `python scripts/i18n_status.py`。",
+            0.87,
+            "merge",
+        ),
+        # a number one text adds is no value replaced: no conflict ("per image")
+        (
+            "画像は docs/assets/img/ に置き、1枚あたり 300KB 以下に圧縮すること。",
+            "docs/assets/img/ 配下に追加する画像は、300KB 以内に収まるよう圧縮してから入れる。",
+            0.83,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_a_literal_is_echoed_only_as_a_whole_name_or_number():
+    def other(text):
+        return reading(text)
+
+    assert echoed("mkdocs build", other("After mkdocs build, run the checker."))
+    assert echoed("release.yml", other("See .github/workflows/release.yml."))
+    assert echoed("tests/compose.yml", other("Run `docker compose -f tests/compose.yml up`."))
+    assert not echoed("80", other("The proxy listens on 8080."))
+    assert not echoed("3.11", other("Pinned to Python 3.11.2."))
+    assert not echoed("app", other("Deploy app-server first; app/api is next."))
+    assert not echoed("cross", other("Binaries are cross-compiled with cargo-zigbuild."))
 
 
 def test_numbers_with_their_units_are_values():
@@ -467,3 +523,20 @@ def test_demo_with_the_model_shows_a_paraphrase_and_a_replaced_fact(semantic_env
     assert "Supersede (2):" in out  # with the API port's, which the words alone find (test_dream_cli)
     assert "Synthesize (1):" in out and "3 observations" in out  # the failing-test habit, by meaning too
     assert Semantic  # the real embedder was used: the lexical rules alone find neither (test_dream_cli)
+
+
+def test_with_vectors_a_lexical_conflict_about_another_thing_is_dropped():
+    # The lexical value rule reads two values of one setting in the same sentence about two
+    # keys; with vectors, the meaning rules see the subject swapped and drop it.
+    from mem0_plugin.dream.per_type import type_actions
+
+    items = [
+        item("SEGMENT_WRITE_KEY is injected per flavor by react-native-config.", 1, "environmental"),
+        item("MAPS_API_KEY is injected per flavor by react-native-config.", 40, "environmental"),
+    ]
+    assert len(type_actions("environmental", items, {}, {}).conflicts) == 1  # (v1, no vectors)
+    first = np.zeros(384, dtype=np.float32)
+    second = np.zeros(384, dtype=np.float32)
+    first[0], second[0], second[1] = 1.0, 0.7, 0.71414284  # cosine 0.70
+    vectors = {items[0].id: first, items[1].id: second}
+    assert type_actions("environmental", items, vectors, {}).conflicts == []

@@ -26,7 +26,10 @@ from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
 from ..text import NEGATIONS, fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
 
-_FOREIGN_NEGATION = re.compile(r"不|没有|别|禁止|勿|无需|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b")
+# ("缺", lacking, is a negation as "without" is in English; "缺省" is "default")
+_FOREIGN_NEGATION = re.compile(
+    r"不|没有|别|禁止|勿|无需|缺(?!省)|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
+)
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
 _PROHIBITION_EN = (
@@ -47,7 +50,8 @@ _CHANGE_OTHER = (
 )
 # English texts (most) are searched, lower-cased, for the English words only.
 _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
-_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|禁じ|запрещ|нельзя")
+# "X ではなく Y" is Japanese for "Y rather than X".
+_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|禁じ|ではなく|じゃなく|запрещ|нельзя")
 _CHANGE_ASCII = re.compile(_CHANGE_EN)
 _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
@@ -66,6 +70,21 @@ def change_marker(text: str) -> str | None:
     lowered = text.lower()
     pattern = _SUPERSEDE_ASCII if lowered.isascii() else _SUPERSEDE_ANY
     return next((m.group(0) for m in pattern.finditer(lowered) if m.group(0) not in _NOT_A_CHANGE), None)
+
+
+# Typographic punctuation written as its ASCII form before the rules read a text: many rules
+# take a text with characters outside ASCII for Chinese, Japanese or Russian (where every Latin
+# word names a tool), and an English text with an em dash or a curly apostrophe is no such text.
+_TYPOGRAPHIC = str.maketrans(
+    {
+        **dict.fromkeys("\u2012\u2013\u2014\u2015\u2212", ","),  # dashes: a clause break
+        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+        **dict.fromkeys("\u00a0\u2009\u202f\u2002\u2003", " "),
+        "\u2026": "...",
+        "\u2192": "->",
+    }
+)
 
 
 class Reading:
@@ -94,6 +113,8 @@ class Reading:
     )
 
     def __init__(self, text: str, features: TextFeatures):
+        if not text.isascii():
+            text = text.translate(_TYPOGRAPHIC)  # an English text with a dash is still English
         self.text, self.features = text, features
         lowered = text.lower()
         plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
@@ -245,7 +266,7 @@ _PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|�
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
 _RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
-_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需")
+_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)")
 _CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是)*")
 _CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
 
@@ -354,11 +375,53 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         and not (a.units and b.units)
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
-    return [kind for kind in a.kinds.keys() & b.kinds.keys() if a.kinds[kind] != b.kinds[kind]]
+    return [kind for kind in a.kinds.keys() & b.kinds.keys() if _differ(a.kinds[kind], b.kinds[kind], a, b)]
+
+
+def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
+    """Whether two texts hold different values of one kind: a value only one holds as a literal
+    counts unless the other text writes it too (`echoed`)."""
+    if values_a == values_b:
+        return False
+    return any(not echoed(v, b) for v in values_a - values_b) or any(not echoed(v, a) for v in values_b - values_a)
+
+
+def _replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
+    """Each text holds a value of the kind that the other does not write: a value replaced, not
+    one added ("at most 300KB" / "one image at most 300KB")."""
+    return any(not echoed(v, b) for v in values_a - values_b) and any(not echoed(v, a) for v in values_b - values_a)
+
+
+def echoed(value: str, other: Reading) -> bool:
+    """Whether `value` (a literal of one text, as `features` normalised it: lower-cased) is
+    written in the other text too, though not as a literal of its own: bare among its words
+    ("`mkdocs build`" / "after mkdocs build, …"), or as part of a longer literal ("release.yml"
+    / ".github/workflows/release.yml"; "tests/compose.yml" / "`docker compose -f
+    tests/compose.yml up`"). The same thing written two ways, not a value replaced. Never
+    inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
+    "app" not by "app-server" or "app/api"."""
+    text = other.text.lower()
+    start = text.find(value)
+    while start >= 0:
+        end = start + len(value)
+        before = text[start - 1] if start else " "
+        after = text[end : end + 2]
+        if not (before.isalnum() or before in "_.-") and not _continues(after):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def _continues(after: str) -> bool:
+    """Whether the two characters after a match carry its name or number on."""
+    if not after:
+        return False
+    first = after[0]
+    return first.isalnum() or first in "_/" or (first in ".-" and after[1:2].isalnum())
 
 
 def _mentions(name: str, other: Reading) -> bool:
-    if name in other.tokens:
+    if name in other.tokens or name + "s" in other.tokens:  # (names are singular: "URLs" names "url")
         return True
     if len(name) >= 4 and name[:4] not in other.stems:
         return False
@@ -635,6 +698,7 @@ def relation(
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
         return None
+    values = [kind for kind in values if _replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b)]
     contradicts = (
         values
         and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
@@ -727,4 +791,6 @@ def narrowed(a: Reading, b: Reading) -> bool:
 def _one_holds_all(a: Reading, b: Reading) -> bool:
     """One text holds every literal of the other (so the draft can keep them all)."""
     literals_a, literals_b = literal_values(a), literal_values(b)
-    return literals_a <= literals_b or literals_b <= literals_a
+    if literals_a <= literals_b or literals_b <= literals_a:
+        return True
+    return all(echoed(v, b) for v in literals_a - literals_b) or all(echoed(v, a) for v in literals_b - literals_a)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
 from .conflicts import find_conflicts
+from .meaning import Readings, reading_of, subject_swapped
 from .merging import find_merges
 from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
@@ -53,6 +54,10 @@ def type_actions(
         found.merges += meaning_merges(judged, type_name)
         taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
     found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
+    if with_vectors and found.conflicts:  # with vectors, a lexical conflict about another thing's value is none
+        by_id = {item.id: item for item in items}
+        readings: Readings = {}
+        found.conflicts = [c for c in found.conflicts if not _about_other_things(c, by_id, vectors, readings)]
     taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
     if judged and type_name not in EVENT_TYPES:
         found.conflicts += meaning_conflicts(judged, type_name, taken)
@@ -62,3 +67,15 @@ def type_actions(
         if kind is None and question is not None
     ]
     return found
+
+
+def _about_other_things(
+    conflict: ConflictAction, by_id: Mapping[str, AnalysedMemory], vectors: Mapping, readings: Readings
+) -> bool:
+    """The same sentence about two things (`meaning.subject_swapped`: "SEGMENT_WRITE_KEY is
+    injected per flavor" / "MAPS_API_KEY is injected per flavor"), both with a vector: the
+    lexical value rule reads two values of one setting there."""
+    if not all(i in vectors for i in conflict.ids):
+        return False
+    first, second = (reading_of(by_id[i], readings) for i in conflict.ids)
+    return subject_swapped(first, second)
