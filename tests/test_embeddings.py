@@ -280,3 +280,23 @@ def test_embed_command_without_a_model_is_one_line(semantic_home, capsys):
     err = capsys.readouterr().err
     assert err.startswith("mem0-memories: error: semantic matching is off (unknown onnx-local model 'nope'")
     assert off_notice("x") == "mem0: semantic matching is off (x); see mem0-health"
+
+
+def test_the_token_vectors_are_read_whichever_output_comes_first():
+    from types import SimpleNamespace as Output
+
+    from mem0_plugin.embeddings.onnx_local import vectors_output
+
+    # an export that lists a (batch, tokens) array and a pooled vector before the token vectors
+    exported = [
+        Output(name="output", shape=["batch_size", "sequence_length"]),
+        Output(name="463", shape=["d0", "d1"]),
+        Output(name="onnx::Shape_422", shape=["d0", "d1", 384]),
+        Output(name="461", shape=["d0", 384]),
+    ]
+    assert vectors_output(exported, 384) == "onnx::Shape_422"
+    assert vectors_output([Output(name="last_hidden_state", shape=["b", "t", 384])], 384) == "last_hidden_state"
+    assert vectors_output([Output(name="mask", shape=["b", "t"]), Output(name="pooled", shape=["b", 384])], 384) == (
+        "pooled"
+    )
+    assert vectors_output([Output(name="other", shape=["b", 768])], 384) == "other"  # (then the first)

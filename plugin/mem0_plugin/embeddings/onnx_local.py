@@ -64,6 +64,7 @@ class _Loaded:
     session: Any  # onnxruntime.InferenceSession (untyped library)
     tokenizer: Any  # tokenizers.Tokenizer
     inputs: frozenset[str]
+    output: str  # the output read: the token vectors (`vectors_output`)
 
 
 class OnnxEmbedder:
@@ -108,7 +109,8 @@ class OnnxEmbedder:
             raise EmbedderUnavailable(f"cannot load {self.files.name}: {str(exc).splitlines()[0][:200]}") from None
         tokenizer.no_padding()
         tokenizer.enable_truncation(MAX_TOKENS)
-        return _Loaded(session, tokenizer, frozenset(i.name for i in session.get_inputs()))
+        inputs = frozenset(i.name for i in session.get_inputs())
+        return _Loaded(session, tokenizer, inputs, vectors_output(session.get_outputs(), self.dims))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._loaded is None:
@@ -130,12 +132,29 @@ class OnnxEmbedder:
         feed = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in loaded.inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = loaded.session.run(None, feed)[0]
+        hidden = loaded.session.run([loaded.output], feed)[0]
         if hidden.ndim == 2:  # a graph that pools itself
             return hidden
         weights = mask.astype(np.float32)
         summed = np.einsum("bt,btd->bd", weights, hidden)  # the masked sum, without a (b, t, d) temporary
         return summed / np.maximum(weights.sum(axis=1, keepdims=True), 1e-9)
+
+
+def vectors_output(outputs: Sequence[Any], dims: int) -> str:
+    """The name of the graph output to read (`outputs`: onnxruntime's `NodeArg`s, each with a
+    `name` and a `shape` whose entries are ints or names): the first of (batch, tokens, dims),
+    the token vectors this embedder pools; else the first of (batch, dims), a graph that pools
+    itself; else the first output. An export may put other outputs first (the mask, a
+    pooled vector): reading the first blindly pooled the wrong array."""
+
+    def fits(shape: Sequence[Any], rank: int) -> bool:
+        return len(shape) == rank and (shape[-1] == dims or not isinstance(shape[-1], int))
+
+    for rank in (3, 2):
+        for output in outputs:
+            if fits(output.shape, rank) and (rank == 3 or output.shape[-1] == dims):
+                return output.name
+    return outputs[0].name
 
 
 def padded(batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
