@@ -284,6 +284,44 @@ def item(text: str, day: int, type_: str = "decision"):
             0.83,
             None,
         ),
+        # a word and a value both differ: two things, each with its own value
+        (
+            "Triton serves its gRPC inference API on port 8001.",
+            "Triton serves its HTTP inference API on port 8000.",
+            0.9,
+            None,
+        ),
+        # a placeholder written with and without its brackets is one value
+        (
+            "Metrics logged from LightningModules use `split/metric` names such as `val/loss`.",
+            "Name logged metrics `<split>/<metric>` (e.g. val/loss) in the Lightning modules.",
+            0.88,
+            "merge",
+        ),
+        # "use B instead" says "not A" as "don't use A" does: no flip, one fact
+        (
+            "Don't use `ref.read` inside a widget's build method: it doesn't rebuild, which left the "
+            "seat-availability UI stale; use `ref.watch` in build.",
+            "Seat availability showed stale data because build() called `ref.read`; in build methods always "
+            "use `ref.watch` instead.",
+            0.77,
+            "merge",
+        ),
+        # Chinese 关闭 (turned off) negates, 代替 ("instead") prohibits: no flip
+        (
+            "dev flavor 下 Firebase Crashlytics 的崩溃收集是关闭的，只有 staging 和 prod 构建才会上报崩溃。",
+            "只有 staging/prod 构建会向 Crashlytics 上报崩溃，dev 环境下不收集。",
+            0.8,
+            "merge",
+        ),
+        (
+            "不要在 `LightningModule.__init__` 里对张量调用 `.cuda()`，DDP 训练时所有进程都会挤到 GPU 0；"
+            "应改用 `register_buffer` 或 `self.device`。",
+            "在 LightningModule 的 __init__ 中调用 .cuda() 会让 DDP 的每个进程都占用 GPU 0——请用 register_buffer / "
+            "self.device 代替。",
+            0.93,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

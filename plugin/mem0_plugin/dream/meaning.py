@@ -28,12 +28,12 @@ from .analysed import AnalysedMemory
 
 # ("缺", lacking, is a negation as "without" is in English; "缺省" is "default")
 _FOREIGN_NEGATION = re.compile(
-    r"不|没有|别|禁止|勿|无需|缺(?!省)|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
+    r"不|没有|别|禁止|勿|无需|缺(?!省)|关闭|禁用|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
 )
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
 _PROHIBITION_EN = (
-    r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead of\b|"
+    r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
     r"(?:[\w/.+-]+\s+)?off\b"
@@ -51,7 +51,7 @@ _CHANGE_OTHER = (
 # English texts (most) are searched, lower-cased, for the English words only.
 _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
 # "X ではなく Y" is Japanese for "Y rather than X".
-_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|禁じ|ではなく|じゃなく|запрещ|нельзя")
+_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|代替|禁じ|ではなく|じゃなく|запрещ|нельзя")
 _CHANGE_ASCII = re.compile(_CHANGE_EN)
 _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
@@ -266,7 +266,7 @@ _PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|�
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
 _RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
-_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)")
+_CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)|关闭|禁用")
 _CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是)*")
 _CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
 
@@ -401,6 +401,8 @@ def echoed(value: str, other: Reading) -> bool:
     inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
     "app" not by "app-server" or "app/api"."""
     text = other.text.lower()
+    if "<" in value or "<" in text:  # a placeholder, with or without its brackets: "<split>/<metric>"
+        value, text = value.replace("<", "").replace(">", ""), text.replace("<", "").replace(">", "")
     start = text.find(value)
     while start >= 0:
         end = start + len(value)
@@ -705,6 +707,8 @@ def relation(
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
     if not contradicts or subject_swapped(a, b):  # (the costliest check last)
         return None  # subject swapped: another thing's value, not this one's
+    if values and not marked and swapped_words(a, b):
+        return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
     return "conflict"
 
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
 from .conflicts import find_conflicts
-from .meaning import Readings, reading_of, subject_swapped
+from .meaning import Readings, relation
 from .merging import find_merges
 from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
-from .relations import judged_pairs, meaning_conflicts, meaning_merges
+from .relations import Judged, judged_pairs, meaning_conflicts, meaning_merges
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
 
@@ -54,10 +54,8 @@ def type_actions(
         found.merges += meaning_merges(judged, type_name)
         taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
     found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
-    if with_vectors and found.conflicts:  # with vectors, a lexical conflict about another thing's value is none
-        by_id = {item.id: item for item in items}
-        readings: Readings = {}
-        found.conflicts = [c for c in found.conflicts if not _about_other_things(c, by_id, vectors, readings)]
+    if with_vectors and found.conflicts:
+        found.conflicts = _confirmed(found.conflicts, items, vectors, judged)
     taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
     if judged and type_name not in EVENT_TYPES:
         found.conflicts += meaning_conflicts(judged, type_name, taken)
@@ -69,13 +67,28 @@ def type_actions(
     return found
 
 
-def _about_other_things(
-    conflict: ConflictAction, by_id: Mapping[str, AnalysedMemory], vectors: Mapping, readings: Readings
-) -> bool:
-    """The same sentence about two things (`meaning.subject_swapped`: "SEGMENT_WRITE_KEY is
-    injected per flavor" / "MAPS_API_KEY is injected per flavor"), both with a vector: the
-    lexical value rule reads two values of one setting there."""
-    if not all(i in vectors for i in conflict.ids):
-        return False
-    first, second = (reading_of(by_id[i], readings) for i in conflict.ids)
-    return subject_swapped(first, second)
+def _confirmed(
+    conflicts: list[ConflictAction], items: Sequence[AnalysedMemory], vectors: Mapping, judged: Sequence[Judged]
+) -> list[ConflictAction]:
+    """The lexical conflicts the meaning rules also call conflicts, where both memories have a
+    vector (docs/dream.md, "What the pair is"). The lexical value rule pairs one template with
+    two values, and cannot tell "MAPS_API_KEY is injected per flavor" from "SEGMENT_WRITE_KEY
+    is injected per flavor", or "`conf/model/resnet50.yaml` sets the learning rate to 3e-4"
+    from "`conf/model/vit_b16.yaml` … 1e-4": two things, each with its own value. A pair
+    already judged as a neighbour keeps its decision; the others are judged here."""
+    decided = {(older.id, newer.id): kind for _, older, newer, kind, _ in judged}
+    by_id = {item.id: item for item in items}
+    readings: Readings = {}
+    kept = []
+    for conflict in conflicts:
+        if not all(i in vectors for i in conflict.ids):
+            kept.append(conflict)
+            continue
+        older, newer = sorted((by_id[i] for i in conflict.ids), key=lambda m: m.oldest_first_key)
+        kind = decided.get((older.id, newer.id), "")
+        if kind == "":
+            cosine = float(vectors[older.id].astype("float32") @ vectors[newer.id].astype("float32"))
+            kind = relation(older, newer, cosine, readings)
+        if kind == "conflict":
+            kept.append(conflict)
+    return kept
