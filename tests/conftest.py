@@ -34,7 +34,7 @@ os.environ.setdefault("MEM0_DIR", os.path.join(os.environ.get("TMPDIR", "/tmp"),
 # pyproject.toml [project.scripts]: the console scripts and their entry points
 ENTRY_POINTS = {
     "mem0-mcp-server": "mem0_plugin.server:main",
-    "mem0-dream": "mem0_plugin.cli.dream_cli:main",
+    "mem0-dream": "mem0_plugin.cli.dream_cli:entry",  # main(), then an exit without teardown
     "mem0-health": "mem0_plugin.cli.health_cli:main",
     "mem0-forget": "mem0_plugin.cli.forget_cli:main",
     "mem0-memories": "mem0_plugin.cli.memories_cli:main",
@@ -92,9 +92,10 @@ def command_path(name: str) -> str:
 
 
 def entry_point(name: str):
-    """The `main(argv)` a console script calls (pyproject.toml [project.scripts])."""
-    module, _, function = ENTRY_POINTS[name].partition(":")
-    return getattr(importlib.import_module(module), function)
+    """The `main(argv)` a console script calls (pyproject.toml [project.scripts]; a script's
+    function may wrap it, as `mem0-dream`'s `entry` does: every command module has its `main`)."""
+    module, _, _ = ENTRY_POINTS[name].partition(":")
+    return importlib.import_module(module).main
 
 
 def run_process(

@@ -64,3 +64,21 @@ def test_a_usage_error_is_exit_2_in_a_process_and_in_process():
     assert done.returncode == 2 and done.stdout == ""
     same = run_in_process("mem0-dream", "--no-such-flag")
     assert (same.returncode, same.stdout, same.stderr) == (done.returncode, done.stdout, done.stderr)
+
+
+def test_mem0_dream_ends_without_teardown_yet_keeps_its_output_and_exit_code(mem0_home, tmp_path):
+    # The script ends with os._exit (cli/common.exit_without_teardown): its output to a pipe and
+    # its exit code, an error's included, are still those of main(argv).
+    for text in ("Deploy the storefront with terraform", "Deploy the storefront with Terraform"):
+        assert run_in_process("mem0-memories", "add", text, "--type", "decision").returncode == 0
+    args = ("--plan", "--json", "--now", "2026-11-29T12:00:00+00:00")
+    plan = run_process("mem0-dream", *args, cwd=str(tmp_path))
+    assert plan.returncode == 0, plan.stderr
+    assert plan.stdout.endswith("}\n") and json.loads(plan.stdout)["merges"]
+    assert plan.stdout == run_in_process("mem0-dream", *args, cwd=str(tmp_path)).stdout
+
+    missing = str(tmp_path / "no-such-dir" / "store.sqlite3")
+    failed = run_process("mem0-dream", "--plan", "--store", f"sqlite:///{missing}", cwd=str(tmp_path))
+    same = run_in_process("mem0-dream", "--plan", "--store", f"sqlite:///{missing}", cwd=str(tmp_path))
+    assert failed.returncode == same.returncode != 0
+    assert failed.stderr == same.stderr and failed.stderr.startswith("mem0-dream: error:")

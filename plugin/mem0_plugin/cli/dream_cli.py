@@ -13,6 +13,7 @@ import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import NoReturn
 
 from ..dream import report
 from ..dream.analysis import collector_paused
@@ -33,7 +34,7 @@ from ..judges.left_alone import remember, settled_keys
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
-from .common import Parser, identity_arguments, identity_from, run_command
+from .common import Parser, exit_without_teardown, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 
 PROG = "mem0-dream"
@@ -416,5 +417,11 @@ def main(argv: list[str] | None = None) -> int:
 # rest. It took 0.1-0.3 s of a nightly --auto on 10k (docs/dream.md, "`--auto`", "Speed").
 
 
+def entry() -> NoReturn:
+    """The `mem0-dream` console script (pyproject.toml): `main()`, then the process ends without
+    tearing the interpreter down (`common.exit_without_teardown`)."""
+    exit_without_teardown(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
