@@ -74,7 +74,7 @@ def exit_without_teardown(code: int) -> NoReturn:
     """End a finished batch command's process at once: flush stdout and stderr, then
     `os._exit(code)`. A normal exit frees every object the run still holds one by one and
     tears each imported module down; after `mem0-dream` has read 10,000-100,000 memories that
-    took 0.2 s of a 1.5 s nightly run and 0.5 s at 100,000 (docs/dream.md, "`--auto`").
+    took 0.2 s of a 1.5 s nightly run (docs/dream.md, "`--auto`").
     Nothing is left to do at that point: the store is closed, the locks released, files
     written and closed by their context managers, the child processes joined. Only the
     console script calls it; `main(argv)` returns as before (tests, embedding)."""
