@@ -381,15 +381,21 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
 def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
     """Whether two texts hold different values of one kind: a value only one holds as a literal
     counts unless the other text writes it too (`echoed`)."""
-    if values_a == values_b:
-        return False
-    return any(not echoed(v, b) for v in values_a - values_b) or any(not echoed(v, a) for v in values_b - values_a)
+    return values_a != values_b and any(_unwritten(values_a, values_b, a, b))
 
 
 def _replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
     """Each text holds a value of the kind that the other does not write: a value replaced, not
     one added ("at most 300KB" / "one image at most 300KB")."""
-    return any(not echoed(v, b) for v in values_a - values_b) and any(not echoed(v, a) for v in values_b - values_a)
+    return all(_unwritten(values_a, values_b, a, b))
+
+
+def _unwritten(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> tuple[bool, bool]:
+    """Whether `a` holds a value `b` does not write, and whether `b` holds one `a` does not."""
+    return (
+        any(not echoed(v, b) for v in values_a - values_b),
+        any(not echoed(v, a) for v in values_b - values_a),
+    )
 
 
 def echoed(value: str, other: Reading) -> bool:
