@@ -106,6 +106,7 @@ class Reading:
         "_tokens",
         "_units",
         "features",
+        "lowered",
         "marked",
         "negated",
         "plain",
@@ -116,7 +117,7 @@ class Reading:
         if not text.isascii():
             text = text.translate(_TYPOGRAPHIC)  # an English text with a dash is still English
         self.text, self.features = text, features
-        lowered = text.lower()
+        lowered = self.lowered = text.lower()
         plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
         self.negated = features.negated or (
             (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
@@ -406,7 +407,7 @@ def echoed(value: str, other: Reading) -> bool:
     tests/compose.yml up`"). The same thing written two ways, not a value replaced. Never
     inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
     "app" not by "app-server" or "app/api"."""
-    text = other.text.lower()
+    text = other.lowered
     if "<" in value or "<" in text:  # a placeholder, with or without its brackets: "<split>/<metric>"
         value, text = value.replace("<", "").replace(">", ""), text.replace("<", "").replace(">", "")
     start = text.find(value)

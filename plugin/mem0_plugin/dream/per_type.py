@@ -46,16 +46,17 @@ def type_actions(
     found = TypeActions(type_name, merges=find_merges(items, type_name))
     taken = {memory_id for merge in found.merges for memory_id in merge.ids}
     judged = []
+    readings: Readings = {}  # each text read once, for the pairs and for `_confirmed`
     with_vectors = [item for item in items if item.id not in taken and item.id in vectors]
     if len(with_vectors) > 1:
         memo = PairMemo(known=known)
-        judged = judged_pairs(with_vectors, vectors, memo)
+        judged = judged_pairs(with_vectors, vectors, memo, readings)
         found.used, found.decided = memo.used, memo.decided
         found.merges += meaning_merges(judged, type_name)
         taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
     found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
     if with_vectors and found.conflicts:
-        found.conflicts = _confirmed(found.conflicts, items, vectors, judged)
+        found.conflicts = _confirmed(found.conflicts, items, vectors, judged, readings)
     taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
     if judged and type_name not in EVENT_TYPES:
         found.conflicts += meaning_conflicts(judged, type_name, taken)
@@ -68,7 +69,11 @@ def type_actions(
 
 
 def _confirmed(
-    conflicts: list[ConflictAction], items: Sequence[AnalysedMemory], vectors: Mapping, judged: Sequence[Judged]
+    conflicts: list[ConflictAction],
+    items: Sequence[AnalysedMemory],
+    vectors: Mapping,
+    judged: Sequence[Judged],
+    readings: Readings,
 ) -> list[ConflictAction]:
     """The lexical conflicts the meaning rules also call conflicts, where both memories have a
     vector (docs/dream.md, "What the pair is"). The lexical value rule pairs one template with
@@ -78,7 +83,6 @@ def _confirmed(
     already judged as a neighbour keeps its decision; the others are judged here."""
     decided = {(older.id, newer.id): kind for _, older, newer, kind, _ in judged}
     by_id = {item.id: item for item in items}
-    readings: Readings = {}
     kept = []
     for conflict in conflicts:
         if not all(i in vectors for i in conflict.ids):

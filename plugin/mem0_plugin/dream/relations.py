@@ -31,12 +31,15 @@ Judged = tuple[float, AnalysedMemory, AnalysedMemory, str | None, str | None]
 
 
 def judged_pairs(
-    items: Sequence[AnalysedMemory], vectors: Mapping[str, np.ndarray], memo: PairMemo | None = None
+    items: Sequence[AnalysedMemory],
+    vectors: Mapping[str, np.ndarray],
+    memo: PairMemo | None = None,
+    readings: Readings | None = None,
 ) -> list[Judged]:
     """Every pair of `items` (one type) with a vector whose cosine reaches a rule's threshold,
     judged (those left alone only when there is something to ask about them); most similar
     first. `memo`: decisions remembered from earlier runs (`pair_memo`); the result is the same
-    without it."""
+    without it. `readings`: the texts already read (`meaning.Readings`), added to."""
     with_vectors = [item for item in items if item.id in vectors]
     if not with_vectors:
         return []
@@ -44,7 +47,7 @@ def judged_pairs(
     event = with_vectors[0].type in EVENT_TYPES
     floor = min(MERGE_COSINE, CONFLICT_COSINE)
     judged: list[Judged] = []
-    readings: Readings = {}
+    readings = {} if readings is None else readings
     order = [item.oldest_first_key for item in with_vectors]
     digests = [text_digest(item.memory.memory) for item in with_vectors]
     for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):

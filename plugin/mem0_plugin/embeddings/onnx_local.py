@@ -147,12 +147,12 @@ def vectors_output(outputs: Sequence[Any], dims: int) -> str:
     itself; else the first output. An export may put other outputs first (the mask, a
     pooled vector): reading the first blindly pooled the wrong array."""
 
-    def fits(shape: Sequence[Any], rank: int) -> bool:
-        return len(shape) == rank and (shape[-1] == dims or not isinstance(shape[-1], int))
+    def fits(shape: Sequence[Any], rank: int) -> bool:  # (token vectors may leave their width unnamed)
+        return len(shape) == rank and (shape[-1] == dims or (rank == 3 and not isinstance(shape[-1], int)))
 
     for rank in (3, 2):
         for output in outputs:
-            if fits(output.shape, rank) and (rank == 3 or output.shape[-1] == dims):
+            if fits(output.shape, rank):
                 return output.name
     return outputs[0].name
 
