@@ -578,3 +578,16 @@ def test_with_vectors_a_lexical_conflict_about_another_thing_is_dropped():
     first[0], second[0], second[1] = 1.0, 0.7, 0.71414284  # cosine 0.70
     vectors = {items[0].id: first, items[1].id: second}
     assert type_actions("environmental", items, vectors, {}).conflicts == []
+
+
+def test_with_vectors_a_tool_chosen_anew_stays_a_lexical_conflict():
+    # Below every cosine floor of the meaning rules, "Deploy to ECS" / "Deploy to Vercel" is
+    # still the v1 value rule's conflict (one choice made twice), not two things.
+    from mem0_plugin.dream.per_type import type_actions
+
+    items = [item("Deploy the storefront to ECS", 1), item("Deploy the storefront to Vercel", 40)]
+    first = np.zeros(384, dtype=np.float32)
+    second = np.zeros(384, dtype=np.float32)
+    first[0], second[0], second[1] = 1.0, 0.56, 0.82849261  # cosine 0.56, as the default model gives
+    vectors = {items[0].id: first, items[1].id: second}
+    assert [c.ids for c in type_actions("decision", items, vectors, {}).conflicts] == [(items[1].id, items[0].id)]

@@ -719,6 +719,23 @@ def relation(
     return "conflict"
 
 
+def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Readings | None = None) -> bool:
+    """Whether the rules of `relation` read the two texts as about two things, each with its
+    own value (whatever their cosine): another identifier without a marked change, the same
+    sentence about another subject (`subject_swapped`), or a word and a value both different
+    ("the gRPC API on 8001" / "the HTTP API on 8000"). A lexical value conflict of such a pair
+    is none (`per_type`); a tool chosen ("Deploy to ECS" / "Deploy to Vercel") is no such pair."""
+    a, b = reading_of(older, readings), reading_of(newer, readings)
+    marked = b.marked and not a.marked
+    replaced = replaced_kinds(a, b)
+    if not marked and any(kind not in VALUE_KINDS for kind in replaced):
+        return True
+    if subject_swapped(a, b):
+        return True
+    values = [k for k in replaced if k in VALUE_KINDS and _replaced_both_ways(a.kinds[k], b.kinds[k], a, b)]
+    return bool(values) and not marked and bool(swapped_words(a, b))
+
+
 def open_question(
     older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings | None = None
 ) -> str | None:

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
 from .conflicts import find_conflicts
-from .meaning import Readings, relation
+from .meaning import Readings, about_two_things
 from .merging import find_merges
 from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
-from .relations import Judged, judged_pairs, meaning_conflicts, meaning_merges
+from .relations import judged_pairs, meaning_conflicts, meaning_merges
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
 
@@ -56,7 +56,7 @@ def type_actions(
         taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
     found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
     if with_vectors and found.conflicts:
-        found.conflicts = _confirmed(found.conflicts, items, vectors, judged, readings)
+        found.conflicts = _confirmed(found.conflicts, items, vectors, readings)
     taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
     if judged and type_name not in EVENT_TYPES:
         found.conflicts += meaning_conflicts(judged, type_name, taken)
@@ -69,30 +69,20 @@ def type_actions(
 
 
 def _confirmed(
-    conflicts: list[ConflictAction],
-    items: Sequence[AnalysedMemory],
-    vectors: Mapping,
-    judged: Sequence[Judged],
-    readings: Readings,
+    conflicts: list[ConflictAction], items: Sequence[AnalysedMemory], vectors: Mapping, readings: Readings
 ) -> list[ConflictAction]:
-    """The lexical conflicts the meaning rules also call conflicts, where both memories have a
-    vector (docs/dream.md, "What the pair is"). The lexical value rule pairs one template with
-    two values, and cannot tell "MAPS_API_KEY is injected per flavor" from "SEGMENT_WRITE_KEY
-    is injected per flavor", or "`conf/model/resnet50.yaml` sets the learning rate to 3e-4"
-    from "`conf/model/vit_b16.yaml` … 1e-4": two things, each with its own value. A pair
-    already judged as a neighbour keeps its decision; the others are judged here."""
-    decided = {(older.id, newer.id): kind for _, older, newer, kind, _ in judged}
+    """The lexical conflicts, less those between two memories with a vector that the meaning
+    rules read as about two things (`meaning.about_two_things`; docs/dream.md, "What the pair
+    is"). The lexical value rule pairs one template with two values, and cannot tell
+    "MAPS_API_KEY is injected per flavor" from "SEGMENT_WRITE_KEY is injected per flavor", or
+    "`conf/model/resnet50.yaml` sets the learning rate to 3e-4" from "`conf/model/vit_b16.yaml`
+    … 1e-4"; "Deploy to ECS" / "Deploy to Vercel" stays a conflict."""
     by_id = {item.id: item for item in items}
     kept = []
     for conflict in conflicts:
-        if not all(i in vectors for i in conflict.ids):
-            kept.append(conflict)
-            continue
-        older, newer = sorted((by_id[i] for i in conflict.ids), key=lambda m: m.oldest_first_key)
-        kind = decided.get((older.id, newer.id), "")
-        if kind == "":
-            cosine = float(vectors[older.id].astype("float32") @ vectors[newer.id].astype("float32"))
-            kind = relation(older, newer, cosine, readings)
-        if kind == "conflict":
-            kept.append(conflict)
+        if all(i in vectors for i in conflict.ids):
+            older, newer = sorted((by_id[i] for i in conflict.ids), key=lambda m: m.oldest_first_key)
+            if about_two_things(older, newer, readings):
+                continue
+        kept.append(conflict)
     return kept
