@@ -8,6 +8,7 @@ point is a separate process (one smoke test per command, kills, locks, concurren
 
 from __future__ import annotations
 
+import compileall
 import importlib
 import io
 import os
@@ -45,11 +46,32 @@ NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)
 
 
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controlling process, once per run
+        _compile_the_package()
     config.addinivalue_line(
         "markers",
         "start_early(start): call start() once the session has collected this "
-        "test, so slow work it waits for runs alongside the tests before it",
+        "test, so slow work it waits for runs alongside the tests before it; "
+        "the session ends after the wait() of what start() returned",
     )
+
+
+def _compile_the_package() -> None:
+    """Write the package's bytecode, on a thread, even where PYTHONDONTWRITEBYTECODE is set (as on
+    the CI machines): the tests start a few hundred processes that import it, and each would
+    otherwise compile it again (about 0.15 s each)."""
+    package = Path(__file__).resolve().parent.parent / "plugin"
+    threading.Thread(target=compileall.compile_dir, args=(str(package),), kwargs={"quiet": 1}, daemon=True).start()
+
+
+_STARTED_EARLY: list = []  # what start_early's start() returned: waited for before the session ends
+
+
+def pytest_sessionfinish(session):
+    """A worker of pytest-xdist that started work another worker's test waits for stays until
+    that work is done (test_plugin_files.py, FirstInstall)."""
+    for started in _STARTED_EARLY:
+        started.wait()
 
 
 def pytest_collection_finish(session):
@@ -60,7 +82,7 @@ def pytest_collection_finish(session):
     for item in session.items:
         marker = item.get_closest_marker("start_early")
         if marker is not None:
-            marker.args[0]()
+            _STARTED_EARLY.append(marker.args[0]())
     if any("postgres_server" in getattr(item, "fixturenames", ()) for item in session.items):
         _start_postgres_early()
 

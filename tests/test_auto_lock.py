@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -31,26 +32,29 @@ HOST = socket.gethostname()
 RACERS = 10
 ROUNDS = 3
 
-# A racer says it is ready, is given a shared start time (once every racer is ready), waits
-# for it, tries the lock once, prints the outcome and, if it won, holds the lock until the
-# test closes its stdin (so no later starter can win after it legitimately released).
+# A racer says it is ready, then for each round is given a lock path and a shared start time
+# (once every racer is ready), waits for it, tries the lock once and prints the outcome; if it
+# won, it holds the lock until the test ends the round (so no later starter can win after it
+# legitimately released), then says it released it. The racers live for all of a test's rounds.
 RACE_SCRIPT = r"""
 import sys, time
 from mem0_plugin.dream.autolock import auto_lock
 from mem0_plugin.errors import LockBusyError
-path = sys.argv[1]
 print("ready", flush=True)
-start_at = float(sys.stdin.readline())
-while time.time() < start_at - 0.02:
-    time.sleep(0.005)
-while time.time() < start_at:
-    pass
-try:
-    with auto_lock(path):
-        print("acquired", flush=True)
-        sys.stdin.read()
-except LockBusyError:
-    print("busy", flush=True)
+while line := sys.stdin.readline():
+    path, start_at = line.rstrip("\n").rsplit("\t", 1)
+    start_at = float(start_at)
+    while time.time() < start_at - 0.02:
+        time.sleep(0.005)
+    while time.time() < start_at:
+        pass
+    try:
+        with auto_lock(path):
+            print("acquired", flush=True)
+            sys.stdin.readline()
+        print("released", flush=True)
+    except LockBusyError:
+        print("busy", flush=True)
 """
 
 HOLD_SCRIPT = r"""
@@ -78,10 +82,12 @@ def dead_pid() -> int:
     return child.pid
 
 
-def race(path: Path, count: int = RACERS) -> list[str]:
+@contextmanager
+def racers(count: int = RACERS):
+    """`count` racing processes, started once; yields `race(path)` → each racer's outcome."""
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", RACE_SCRIPT, str(path)],
+            [sys.executable, "-c", RACE_SCRIPT],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -89,23 +95,37 @@ def race(path: Path, count: int = RACERS) -> list[str]:
         )
         for _ in range(count)
     ]
-    try:
-        ready = [proc.stdout.readline().strip() for proc in procs]
+
+    def say(proc: subprocess.Popen, line: str) -> None:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def race(path: Path) -> list[str]:
         start_at = time.time() + 0.1  # every racer is waiting: they all try at this instant
         for proc in procs:
-            proc.stdin.write(f"{start_at!r}\n")
-            proc.stdin.flush()
-        outcomes = [
-            proc.stdout.readline().strip() if started == "ready" else started for proc, started in zip(procs, ready)
-        ]
-    finally:
+            say(proc, f"{path}\t{start_at!r}")
+        outcomes = [proc.stdout.readline().strip() for proc in procs]
+        assert all(outcome in ("acquired", "busy") for outcome in outcomes), (outcomes, errors())
+        for proc, outcome in zip(procs, outcomes):
+            if outcome == "acquired":  # the round is over: the winner lets go
+                say(proc, "")
+                assert proc.stdout.readline().strip() == "released", errors()
+        return outcomes
+
+    def errors() -> list[str]:
         for proc in procs:
             proc.stdin.close()
-        errors = [proc.stderr.read() for proc in procs]
+        return [proc.stderr.read() for proc in procs]
+
+    try:
+        assert [proc.stdout.readline().strip() for proc in procs] == ["ready"] * count, errors()
+        yield race
+    finally:
+        for proc in procs:
+            if not proc.stdin.closed:
+                proc.stdin.close()
         for proc in procs:
             proc.wait(timeout=30)
-    assert all(outcome in ("acquired", "busy") for outcome in outcomes), (outcomes, errors)
-    return outcomes
 
 
 # ------------------------------------------------------------------ the path
@@ -434,22 +454,24 @@ def test_threads_started_together_exactly_one_proceeds(tmp_path):
 
 
 def test_processes_started_together_exactly_one_proceeds(tmp_path):
-    for round_no in range(ROUNDS):
-        path = tmp_path / f"procs{round_no}.lock"
-        assert race(path).count("acquired") == 1
-        assert not path.exists()
+    with racers() as race:
+        for round_no in range(ROUNDS):
+            path = tmp_path / f"procs{round_no}.lock"
+            assert race(path).count("acquired") == 1
+            assert not path.exists()
 
 
 @pytest.mark.parametrize("kind", ["old_epoch", "dead_pid", "corrupt_old_mtime"])
 def test_stale_takeover_race_exactly_one_proceeds(tmp_path, kind):
-    for round_no in range(ROUNDS):
-        path = tmp_path / f"stale{round_no}.lock"
-        if kind == "old_epoch":
-            write_lock(path, epoch=time.time() - 3600, pid=1, host=HOST + "-elsewhere")
-        elif kind == "dead_pid":
-            write_lock(path, epoch=time.time(), pid=dead_pid())
-        else:
-            path.write_text("garbage")
-            os.utime(path, (0, 0))
-        assert race(path).count("acquired") == 1
-        assert not path.exists()
+    with racers() as race:
+        for round_no in range(ROUNDS):
+            path = tmp_path / f"stale{round_no}.lock"
+            if kind == "old_epoch":
+                write_lock(path, epoch=time.time() - 3600, pid=1, host=HOST + "-elsewhere")
+            elif kind == "dead_pid":
+                write_lock(path, epoch=time.time(), pid=dead_pid())
+            else:
+                path.write_text("garbage")
+                os.utime(path, (0, 0))
+            assert race(path).count("acquired") == 1
+            assert not path.exists()

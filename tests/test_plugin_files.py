@@ -583,14 +583,22 @@ class FirstInstall:
     as soon as the session has collected the test that checks it (`start_early`, conftest.py):
     pip takes about a minute, mostly waiting on one core, while the rest of the suite runs.
 
+    One install per run: every pytest-xdist worker collects the test, and the worker that
+    creates the run's folder first owns the install. It waits for it before it exits
+    (`wait`, called at the session's end), and writes what happened to `result.json`; the test,
+    on whichever worker, reads that file.
+
     Its own folder and environment, fixed when it starts (tests meanwhile change the process's
     environment and working directory): MEM0_HOME in the folder, as mem0_home gives every test."""
 
     started: FirstInstall | None = None
 
     def __init__(self):
-        self.folder = Path(tempfile.mkdtemp(prefix="mem0-first-install-"))
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"{os.getpid()}-{time.time_ns()}"
+        self.folder = Path(tempfile.gettempdir()) / f"mem0-first-install-{run}"
         self.data = self.folder / "data"
+        self.root = self.folder / "agent-cache" / "src"  # where launch.copy_source puts it
+        self.result = self.folder / "result.json"
         self.env = {
             **os.environ,
             "MEM0_HOME": str(self.folder / "mem0home"),
@@ -602,36 +610,45 @@ class FirstInstall:
             "MEM0_PLUGIN_DATA": "",
         }
         self.env.pop("MEM0_STORE", None)
-        self.root: Path | None = None
-        self.first: subprocess.CompletedProcess | None = None
-        self.reachable = False
-        self.failure: BaseException | None = None
-        self.thread = threading.Thread(target=self._install, name="first-install", daemon=True)
+        self.thread: threading.Thread | None = None
 
     @classmethod
-    def start(cls) -> None:
+    def start(cls) -> FirstInstall:
         if cls.started is None:
             cls.started = cls()
+            try:
+                cls.started.folder.mkdir()
+            except FileExistsError:
+                return cls.started  # another worker owns it
+            cls.started.thread = threading.Thread(target=cls.started._install, name="first-install", daemon=True)
             cls.started.thread.start()
+        return cls.started
+
+    def wait(self) -> None:
+        if self.thread is not None:
+            self.thread.join(timeout=1000)
 
     def _install(self) -> None:
+        outcome: dict = {"reachable": False}
         try:
-            self.reachable = pip_reaches_an_index()
-            if not self.reachable:
-                return
-            # The plugin as an agent receives it: plain files, here a snapshot (which also keeps
-            # edits made to the working tree meanwhile from changing the source under the test).
-            self.root = launch.copy_source(ROOT, self.folder / "agent-cache")
-            (self.root / "scripts").mkdir()
-            (self.root / "scripts" / "launch.py").write_bytes(LAUNCHER.read_bytes())
-            # The MCP server's first start installs in a detached process (log: install.log) and
-            # keeps standard output for the server alone.
-            self.first = self.run("--data-dir", str(self.data), "mem0-mcp-server", "--help", timeout=900)
+            outcome["reachable"] = pip_reaches_an_index()
+            if outcome["reachable"]:
+                # The plugin as an agent receives it: plain files, here a snapshot (which also
+                # keeps edits made to the working tree meanwhile from changing the source under
+                # the test). The MCP server's first start installs in a detached process (log:
+                # install.log) and keeps standard output for the server alone.
+                assert launch.copy_source(ROOT, self.root.parent) == self.root
+                (self.root / "scripts").mkdir()
+                (self.root / "scripts" / "launch.py").write_bytes(LAUNCHER.read_bytes())
+                first = self.run("--data-dir", str(self.data), "mem0-mcp-server", "--help", timeout=900)
+                outcome.update(returncode=first.returncode, stdout=first.stdout, stderr=first.stderr)
         except BaseException as exc:  # reported by the test
-            self.failure = exc
+            outcome["failure"] = f"{type(exc).__name__}: {exc}"
+        partial = self.folder / "result.part"
+        partial.write_text(json.dumps(outcome), encoding="utf-8")
+        partial.replace(self.result)
 
     def run(self, *args, timeout=120) -> subprocess.CompletedProcess:
-        assert self.root is not None
         return subprocess.run(
             [sys.executable, str(self.root / "scripts" / "launch.py"), *args],
             capture_output=True,
@@ -642,31 +659,34 @@ class FirstInstall:
             stdin=subprocess.DEVNULL,
         )
 
-    def finished(self) -> FirstInstall:
-        self.thread.join(timeout=1000)
-        assert not self.thread.is_alive(), "the first install did not finish"
-        if self.failure is not None:
-            raise self.failure
-        return self
+    def outcome(self) -> dict:
+        """What the owner's install did, once it has finished (on this worker or another)."""
+        deadline = time.monotonic() + 1000
+        while not self.result.exists():
+            assert time.monotonic() < deadline, "the first install did not finish"
+            time.sleep(0.2)
+        outcome = json.loads(self.result.read_text(encoding="utf-8"))
+        assert "failure" not in outcome, outcome.get("failure")
+        return outcome
 
 
 @pytest.mark.start_early.with_args(FirstInstall.start)
 def test_launcher_installs_once_and_runs_a_command():
     """A first start into an empty data dir: pip install, then the commands run from the venv."""
-    FirstInstall.start()  # (already started at collection unless the session could not)
-    install = FirstInstall.started.finished()
+    install = FirstInstall.start()  # (already started at collection unless the session could not)
     try:
-        if not install.reachable:
+        outcome = install.outcome()
+        if not outcome["reachable"]:
             pytest.skip("pip cannot reach a package index; the first install needs one")
-        check_first_install(install)
+        check_first_install(install, outcome)
     finally:
         shutil.rmtree(install.folder, ignore_errors=True)
 
 
-def check_first_install(install: FirstInstall) -> None:
-    root, data, first = install.root, install.data, install.first
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert first.stdout.startswith("usage: mem0-mcp-server"), first.stdout[:500]
+def check_first_install(install: FirstInstall, first: dict) -> None:
+    root, data = install.root, install.data
+    assert first["returncode"] == 0, first["stderr"][-3000:]
+    assert first["stdout"].startswith("usage: mem0-mcp-server"), first["stdout"][:500]
     assert "is ready" in (data / "install.log").read_text(encoding="utf-8")
     stamp = data / "venv" / launch.STAMP_NAME
     assert launch.read_json(stamp)["version"] == launch.read_plugin_version(root)

@@ -696,7 +696,7 @@ def test_several_processes_write_at_once(tmp_path):
     path = tmp_path / "shared.sqlite3"  # not created yet: the workers race on the migration too
     workers = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path), str(n), "200"],
+            [sys.executable, "-c", WRITER, str(path), str(n), "100"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -708,9 +708,9 @@ def test_several_processes_write_at_once(tmp_path):
         assert worker.returncode == 0, err
         assert "locked" not in err.lower() and err == ""
     with SqliteStore(path) as store:
-        assert store.count("alice") == 800
+        assert store.count("alice") == 400
         texts = {m.memory for m in store.iter_scope("alice", "acme-api")}
-    assert texts == {f"worker {w} memory {i}" for w in range(4) for i in range(200)}
+    assert texts == {f"worker {w} memory {i}" for w in range(4) for i in range(100)}
 
 
 def test_a_listing_of_one_project_counts_the_same_however_it_is_asked(store, alice, bob, tmp_path):
