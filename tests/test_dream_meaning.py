@@ -322,6 +322,74 @@ def item(text: str, day: int, type_: str = "decision"):
             0.93,
             None,
         ),
+        # "Y вместо X" is "Y instead of X": the same choice as "Y, а не X"
+        (
+            "Для очереди задач выбрали Redis Streams вместо Kafka: проще эксплуатация.",
+            "Очередь задач — Redis Streams, а не Kafka, потому что её проще поддерживать.",
+            0.84,
+            "merge",
+        ),
+        # a choice between the two names the other text also names, said with ではなく
+        (
+            "湿度センサーは BME280 を採用。DHT22 より精度が高いため。",
+            "精度が高いので、湿度センサーには DHT22 ではなく BME280 を使う。",
+            0.8,
+            "merge",
+        ),
+        # "only in tests" and "none outside tests" are one restriction
+        (
+            "Panicking with expect() is only acceptable in test code.",
+            "No `expect()` calls outside tests.",
+            0.86,
+            "merge",
+        ),
+        # Russian "без" negates the word after it, not the identifier before it
+        (
+            "Сборка релиза читает ключ из `RELEASE_SIGNING_KEY`; без него `make release` падает.",
+            "`make release` требует RELEASE_SIGNING_KEY, иначе сборка завершается с ошибкой.",
+            0.93,
+            "merge",
+        ),
+        # another environment's value: named on both sides, or a side environment on one
+        (
+            "Billing webhook URL in staging: https://hooks.staging.example.net/billing",
+            "Billing webhook URL in production: https://hooks.example.net/billing",
+            0.95,
+            None,
+        ),
+        (
+            "Feature flags are read from https://flags.example.net/v2/flags.json.",
+            "Staging feature flags come from https://flags-staging.example.net/v2/flags.json.",
+            0.86,
+            None,
+        ),
+        (
+            "Staging feature flags come from https://flags-staging.example.net/v2/flags.json.",
+            "Production feature flags moved to https://cdn.example.net/flags.json after the CDN switch.",
+            0.74,
+            None,
+        ),
+        # ... but a text that names no environment is about the same place as one saying "local"
+        (
+            "The local docs preview listens on http://127.0.0.1:8000.",
+            "The docs preview listens on http://127.0.0.1:8010 (set in site.yml).",
+            0.86,
+            "conflict",
+        ),
+        # a word that moved is no word swapped: "… is at <url>" / "… URL is <url>"
+        (
+            "The artifact store is at https://artifacts.internal/vision.",
+            "The artifact store URL is https://store.corp.example.com/vision.",
+            0.8,
+            "conflict",
+        ),
+        # "keep the X off" prohibits as "keep X off" does
+        (
+            "Enable the watchdog in release builds.",
+            "Keep the watchdog off in release builds.",
+            0.8,
+            "conflict",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -36,12 +36,12 @@ _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
-    r"(?:[\w/.+-]+\s+)?off\b"
+    r"(?:[\w/.+-]+\s+){0,2}off\b"
 )
 _CHANGE_EN = (
     r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
     r"replacing|instead of|rather than|was removed|were removed|removed|dropped|deprecated|retired|"
-    r"changed to|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|from now on|"
+    r"changed to|upgraded|downgraded|bumped|raised|lowered|increased|decreased|reduced|cut to|from now on|"
     r"these days)\b"
 )
 _CHANGE_OTHER = (
@@ -50,8 +50,18 @@ _CHANGE_OTHER = (
 )
 # English texts (most) are searched, lower-cased, for the English words only.
 _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
-# "X ではなく Y" is Japanese for "Y rather than X".
-_PROHIBITION_ANY = re.compile(_PROHIBITION_EN + r"|禁止|不要|不得|不允许|代替|禁じ|ではなく|じゃなく|запрещ|нельзя")
+# "X ではなく Y" is Japanese for "Y rather than X"; "Y вместо X", "X の代わりに Y": "Y instead of X".
+_PROHIBITION_ANY = re.compile(
+    _PROHIBITION_EN + r"|禁止|不要|不得|不允许|代替|禁じ|ではなく|じゃなく|代わりに|вместо|запрещ|нельзя"
+)
+# A choice between named alternatives ("Y rather than X", "Y, not X"): which of them a text
+# prefers, not whether something holds (`polarity_flipped`).
+_CHOICE = re.compile(
+    r"\brather than\b|\binstead\b|\bover\b|[,(]\s*not\b|ではなく|じゃなく|代わりに|而不是|代替|вместо|\bа не\b"
+)
+# A restriction said with "only" is the same as its negated complement: "unwrap() is only for
+# tests" / "no unwrap() outside tests"; "clients only send inputs" / "clients never send positions".
+_ONLY = re.compile(r"\bonly\b|только|仅|只|のみ|だけ")
 _CHANGE_ASCII = re.compile(_CHANGE_EN)
 _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 
@@ -250,7 +260,7 @@ def negated_targets(text: str) -> frozenset[str] | None:
             if following is None:
                 return None
             targets.add(following)
-            if token in _RUSSIAN_NEGATIONS and i > 0 and not _skipped(tokens[i - 1]):
+            if token in _RUSSIAN_NEGATIONS and token != "без" and i > 0 and not _skipped(tokens[i - 1]):
                 targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
         elif not _skipped(token):
             following = token
@@ -481,6 +491,10 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     if a.negated == b.negated:
         return False
     negated, other = (a, b) if a.negated else (b, a)
+    if _ONLY.search(other.lowered) is not None:
+        return False  # the other restricts with "only": the same restriction, said the other way
+    if _CHOICE.search(negated.lowered) is not None and len(negated.names) >= 2 and negated.names <= other.names:
+        return False  # a choice between the names the other text names too: the same choice
     targets = negated.negated_words
     if targets is None or not targets.isdisjoint(_GENERIC_PREDICATES):
         return True  # "Strict mode is not enabled": the negation is about its subject
@@ -716,6 +730,8 @@ def relation(
         return None  # subject swapped: another thing's value, not this one's
     if values and not marked and swapped_words(a, b):
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
+    if scoped_apart(a, b, marked):
+        return None  # another environment's value
     return "conflict"
 
 
@@ -730,7 +746,7 @@ def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Rea
     replaced = replaced_kinds(a, b)
     if not marked and any(kind not in VALUE_KINDS for kind in replaced):
         return True
-    if subject_swapped(a, b):
+    if subject_swapped(a, b) or scoped_apart(a, b, marked):
         return True
     values = [k for k in replaced if k in VALUE_KINDS and _replaced_both_ways(a.kinds[k], b.kinds[k], a, b)]
     return bool(values) and not marked and bool(swapped_words(a, b))
@@ -773,9 +789,77 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     for x, y in differing:
         if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
             return []
+        if x in right or y in left:
+            return []  # a word moved, not swapped: "the registry is at …" / "the registry URL is …"
         if not (x.isalpha() and y.isalpha()):
             return []
     return differing
+
+
+# The environments a text is about, by one name each: a value in staging is not the value in
+# production (`scoped_apart`). Whole words only, read outside the text's literals (a host name
+# may hold "staging", an identifier "dev_addr") and its asides in brackets.
+_ENVIRONMENT_WORDS = {
+    "staging": "staging",
+    "stg": "staging",
+    "preprod": "staging",
+    "pre-prod": "staging",
+    "qa": "qa",
+    "sandbox": "sandbox",
+    "production": "production",
+    "prod": "production",
+    "dev": "development",
+    "development": "development",
+    "local": "local",
+    "locally": "local",
+    "ci": "ci",
+}
+_ENVIRONMENT = re.compile(r"(?<![\w.-])(?:" + "|".join(_ENVIRONMENT_WORDS) + r")(?![\w-])")
+_ENVIRONMENT_FOREIGN = (
+    ("预发布", "staging"),
+    ("预发", "staging"),
+    ("生产", "production"),
+    ("开发环境", "development"),
+    ("本地", "local"),
+    ("ステージング", "staging"),
+    ("本番", "production"),
+    ("開発環境", "development"),
+    ("ローカル", "local"),
+    ("стейдж", "staging"),
+    ("продакшен", "production"),
+    ("прод", "production"),
+    ("локальн", "local"),
+)
+_ASIDE = re.compile(r"\([^()]*\)")
+# Where a text that names no environment is about: production, or a developer's machine, so
+# only these others set one text apart from a text that names none.
+_SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox"})
+
+
+def environments(r: Reading) -> frozenset[str]:
+    """The deployment environments the text names (staging, production, local, CI …)."""
+    lowered = _LITERAL_SPAN.sub(" ", r.lowered) if ("/" in r.lowered or "`" in r.lowered) else r.lowered
+    lowered = _ASIDE.sub(" ", lowered) if "(" in lowered else lowered  # "… in local builds (enabled: !ENV CI)"
+    found = {_ENVIRONMENT_WORDS[m.group()] for m in _ENVIRONMENT.finditer(lowered)}
+    if not r.plain:
+        found.update(name for word, name in _ENVIRONMENT_FOREIGN if word in lowered)
+    return frozenset(found)
+
+
+def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
+    """The two texts name other environments ("Matchmaker URL in staging: …" / "… in
+    production: …", even "Production URL switched to …"), or, unless the newer marks a change,
+    one names a side environment (staging, QA, a sandbox) and the other none: each value holds
+    where it is said to."""
+    left, right = environments(a), environments(b)
+    if left == right:
+        return False
+    if left and right:
+        return left.isdisjoint(right)  # ("the dev server" / "the dev server … the local gateway": one)
+    return not marked and bool((left or right) & _SIDE_ENVIRONMENTS)
+
+
+_LITERAL_SPAN = re.compile(r"`[^`]*`|\S+://\S+|[\w.~{}<>*-]*/[\w./~{}<>*-]+")
 
 
 def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
@@ -783,6 +867,8 @@ def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     lowered = text.lower()
     if changed:
         lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
+    if "/" in lowered or "`" in lowered:
+        lowered = _LITERAL_SPAN.sub(" 0 ", lowered)  # a URL, path or code is one value, whatever its words
     return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
 
 
