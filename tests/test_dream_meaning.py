@@ -390,6 +390,20 @@ def item(text: str, day: int, type_: str = "decision"):
             0.8,
             "conflict",
         ),
+        # two names of one hyphenated family: two services, not one fact said twice
+        (
+            "End-to-end tests need the fake broker running: docker compose up fake-broker.",
+            "End-to-end tests for the billing API need docker compose up fake-billing.",
+            0.8,
+            None,
+        ),
+        # a paraphrase well below MERGE_COSINE, with most of its words and names in common
+        (
+            "Tessera is the ingestion service for the fleet telemetry platform, written in Rust and deployed on Nomad.",
+            "Project: Rust service that ingests fleet telemetry for the platform; deployed as Nomad jobs.",
+            0.67,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -633,7 +633,10 @@ UNMARKED_VALUE_COSINE = 0.76
 UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two things
 
 
-LOW_MERGE_COSINE = 0.70  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
+LOW_MERGE_COSINE = 0.66  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
+# A pair the rules left alone is a judge's "merge" question from here; the closest pairs below it
+# are mostly observations of one habit, which synthesis groups (docs/dream.md, "Candidates").
+ASK_MERGE_COSINE = 0.70
 EVIDENCE_WORD_OVERLAP = 0.40
 NUMBER_EVIDENCE_WORD_OVERLAP = 0.20  # with a number of two digits or more in common
 
@@ -657,6 +660,18 @@ def _compounds(text: str) -> frozenset[str]:
         for match in _COMPOUND.finditer(text)
         if _ENGLISH_COMPOUND_PARTS.isdisjoint(match.group().split("-"))
     )
+
+
+def compound_swapped(a: Reading, b: Reading) -> bool:
+    """Each text has a hyphenated name the other has not, both of one family (the same first
+    part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
+    name written apart in the other text ("the mock upstream") is the same name."""
+    compounds_a, compounds_b = _compounds(a.lowered), _compounds(b.lowered)
+    only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
+    if not (only_a and only_b):
+        return False
+    families_b = {name.split("-", 1)[0] for name in only_b if not set(name.split("-")) <= a.tokens}
+    return any(name.split("-", 1)[0] in families_b and not set(name.split("-")) <= b.tokens for name in only_a)
 
 
 def literal_values(r: Reading) -> frozenset[str]:
@@ -701,8 +716,8 @@ def relation(
         return None
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
-    if len(values) < len(replaced) and not marked:  # an identifier differs: two different things
-        return None  # (unless the newer says what it replaced)
+    if (len(values) < len(replaced) or compound_swapped(a, b)) and not marked:
+        return None  # an identifier differs: two different things (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
     moved = marked and moved_away(a, b)
@@ -757,7 +772,7 @@ def open_question(
 ) -> str | None:
     """What to ask a judge about a pair `relation` left alone (docs/dream.md, "Candidates"):
     "supersede" when the newer text alone marks a change, "conflict" when one text only is
-    negated, "merge" when the two are close (LOW_MERGE_COSINE); None: not worth asking.
+    negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking.
     Records of events never conflict, so they are only asked about merging."""
     if cosine < CONFLICT_COSINE:
         return None
@@ -768,7 +783,7 @@ def open_question(
             return "supersede"
         if a.negated != b.negated:
             return "conflict"
-    return "merge" if cosine >= LOW_MERGE_COSINE else None
+    return "merge" if cosine >= ASK_MERGE_COSINE else None
 
 
 def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
