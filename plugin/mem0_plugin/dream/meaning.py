@@ -105,7 +105,9 @@ class Reading:
 
     __slots__ = (
         "_changed",
+        "_compounds",
         "_content",
+        "_environments",
         "_folded_names",
         "_frame",
         "_kinds",
@@ -146,6 +148,8 @@ class Reading:
         self._frame: tuple[str, ...] | None = None
         self._units: frozenset[str] | None = None
         self._switches: dict[str, bool] | None = None
+        self._compounds: frozenset[str] | None = None
+        self._environments: frozenset[str] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -218,6 +222,20 @@ class Reading:
         if self._folded_names is None:
             self._folded_names = frozenset(fold_plural(n.lower()) for n in self.names)
         return self._folded_names
+
+    @property
+    def compounds(self) -> frozenset[str]:
+        """The package-like hyphenated names (`_compounds`)."""
+        if self._compounds is None:
+            self._compounds = _compounds(self.lowered)
+        return self._compounds
+
+    @property
+    def environments(self) -> frozenset[str]:
+        """The deployment environments the text names (`environments`)."""
+        if self._environments is None:
+            self._environments = environments(self)
+        return self._environments
 
     @property
     def frame(self) -> tuple[str, ...]:
@@ -666,7 +684,7 @@ def compound_swapped(a: Reading, b: Reading) -> bool:
     """Each text has a hyphenated name the other has not, both of one family (the same first
     part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
     name written apart in the other text ("the mock upstream") is the same name."""
-    compounds_a, compounds_b = _compounds(a.lowered), _compounds(b.lowered)
+    compounds_a, compounds_b = a.compounds, b.compounds
     only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
     if not (only_a and only_b):
         return False
@@ -689,7 +707,7 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
         return True
     if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
         return True  # in Chinese or Russian text the Latin words name things: two in common
-    if _compounds(a.text) & _compounds(b.text):
+    if a.compounds & b.compounds:
         return True  # a package-like name both hold: "prettier-plugin-tailwindcss", "next-intl"
     union = a.words | b.words
     if not union:
@@ -866,7 +884,7 @@ def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
     production: …", even "Production URL switched to …"), or, unless the newer marks a change,
     one names a side environment (staging, QA, a sandbox) and the other none: each value holds
     where it is said to."""
-    left, right = environments(a), environments(b)
+    left, right = a.environments, b.environments
     if left == right:
         return False
     if left and right:
