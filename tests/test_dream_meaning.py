@@ -404,10 +404,43 @@ def item(text: str, day: int, type_: str = "decision"):
             0.67,
             "merge",
         ),
+        # a setting's value written as an assignment is a value: "PORT=4000" / "PORT=8080"
+        (
+            "The web container listens on port 4000 (`PORT=4000`).",
+            "The web container binds to `PORT=8080`.",
+            0.87,
+            "conflict",
+        ),
+        # a number with its unit on it, in Japanese text: CPU millicores
+        (
+            "ワーカーの CPU request は 250m にする。",
+            "ワーカーの CPU request は 100m とする。",
+            0.88,
+            "conflict",
+        ),
+        # "avoiding X" says "not X" as "so we don't need X" does: one decision
+        (
+            "Decision: jobs run on the database queue, avoiding a Redis dependency.",
+            "We run jobs on the database queue so we don't have to run Redis.",
+            0.82,
+            "merge",
+        ),
+        # a module's member named by its own name in the other text is the same name
+        (
+            "Don't call `Repo` from a controller; go through the `Shop.Orders` context.",
+            "Anti-pattern: calling `Shop.Repo` in a controller. Use the `Shop.Orders` context instead.",
+            0.86,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_a_file_name_is_not_echoed_by_its_extension():
+    assert echoed("shop.repo", reading("Never call Repo from a controller"))
+    assert not echoed("config.yaml", reading("Settings are YAML: see the yaml folder"))
 
 
 def test_a_literal_is_echoed_only_as_a_whole_name_or_number():

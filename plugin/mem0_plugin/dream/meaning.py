@@ -35,6 +35,7 @@ _FOREIGN_NEGATION = re.compile(
 _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
+    r"avoids|avoided|avoiding|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
     r"(?:[\w/.+-]+\s+){0,2}off\b"
 )
@@ -293,6 +294,7 @@ _GENERIC_PREDICATES = frozenset(
 )
 _PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|禁じ|запрещ|нельзя")
 _KANA = re.compile(r"[\u3040-\u30ff]")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
 _RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
 _RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
 _CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)|关闭|禁用")
@@ -340,6 +342,9 @@ def kind_of(value: str) -> str:
         return "code"
     if "/" in value or ":\\" in value:
         return "path"
+    name, equals, assigned = value.partition("=")
+    if equals and assigned and name and not name.startswith("-"):  # "port=4000": the setting's value
+        return kind_of(assigned) if kind_of(assigned) in ("number", "version") else "code"
     if _VERSION_VALUE.fullmatch(value):
         return "version"
     if _NUMBER_VALUE.fullmatch(value):
@@ -349,12 +354,13 @@ def kind_of(value: str) -> str:
     return "dotted" if "." in value else "snake" if "_" in value else "camel"
 
 
-# A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB"): `features` reads no
+# A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB", "250m" CPU, "512Mi"): `features` reads no
 # number there (no word boundary), so "timeout 30s" / "timeout 45s" would differ in nothing.
 # "502s" (HTTP statuses in the plural) is no duration: 100-599 with "s" is left out.
 _DIGIT = re.compile(r"\d")
 _UNIT_NUMBER = re.compile(
-    r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|min|mins|h|hrs?|d|kb|mb|gb|tb|k|x)(?![0-9A-Za-z_])", re.IGNORECASE
+    r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|m|min|mins|h|hrs?|d|kb|mb|gb|tb|ki|mi|gi|k|x)(?![0-9A-Za-z_])",
+    re.IGNORECASE,
 )
 
 
@@ -436,6 +442,21 @@ def echoed(value: str, other: Reading) -> bool:
     inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
     "app" not by "app-server" or "app/api"."""
     text = other.lowered
+    if _written(value, text):
+        return True
+    head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
+    return bool(dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and _written(last, text))
+
+
+# File name endings: "config.yaml" is not echoed by "yaml".
+_EXTENSIONS = frozenset(
+    "yaml yml json toml lock txt csv cfg ini env conf md rst html css scss py pyi rs go ts tsx js jsx mjs "
+    "java kt swift rb php sh bash zsh tf tfvars hcl sql ex exs erl dart proto xml gradle plist".split()
+)
+
+
+def _written(value: str, text: str) -> bool:
+    """`echoed` on the lower-cased text."""
     if "<" in value or "<" in text:  # a placeholder, with or without its brackets: "<split>/<metric>"
         value, text = value.replace("<", "").replace(">", ""), text.replace("<", "").replace(">", "")
     start = text.find(value)
@@ -824,6 +845,8 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
             return []
         if x in right or y in left:
             return []  # a word moved, not swapped: "the registry is at …" / "the registry URL is …"
+        if _HIRAGANA.search(x) or _HIRAGANA.search(y):
+            return []  # Japanese particles and endings ("250m にする" / "100m とする"): no content word
         if not (x.isalpha() and y.isalpha()):
             return []
     return differing
