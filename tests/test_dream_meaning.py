@@ -432,6 +432,41 @@ def item(text: str, day: int, type_: str = "decision"):
             0.86,
             "merge",
         ),
+        # a dotted name and the same name qualified: "tabs.onUpdated" / "chrome.tabs.onUpdated"
+        (
+            "Counts doubled because tabs.onUpdated fires twice per load; recount only on status complete.",
+            "Fixed doubled counts: `chrome.tabs.onUpdated` fires twice per load, so recount only on status complete.",
+            0.86,
+            "merge",
+        ),
+        # two HTTP endpoints, each with its own limit
+        (
+            "Rate limit for `PUT /items`: 60 requests/min per user.",
+            "Rate limit for `GET /items`: 120 requests/min per user.",
+            0.9,
+            None,
+        ),
+        # the production and the beta listing: two things, not one said twice
+        (
+            "Production store listing ID is abcdefghijklmnop.",
+            "Beta store listing ID is ponmlkjihgfedcba.",
+            0.7,
+            None,
+        ),
+        # a negation inside a condition states a requirement: no flip
+        (
+            "Release builds run `wasm-opt -O3`, so binaryen must be installed and on PATH.",
+            "wasm-opt -O3 is part of the release build — if binaryen isn't on PATH the build fails.",
+            0.86,
+            "merge",
+        ),
+        # "Y, а не X" beside a text naming the same two: the same choice, no flip
+        (
+            "Очередь храним в `Postgres`, а не в Redis — в проде Redis нет.",
+            "Для очереди используем Postgres, потому что Redis в проде недоступен.",
+            0.83,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

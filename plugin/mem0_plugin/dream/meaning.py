@@ -442,10 +442,12 @@ def echoed(value: str, other: Reading) -> bool:
     inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
     "app" not by "app-server" or "app/api"."""
     text = other.lowered
-    if _written(value, text):
+    if _written(value, text, qualified="." in value and kind_of(value) == "dotted"):
         return True
     head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
-    return bool(dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and _written(last, text))
+    return bool(
+        dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and _written(last, text, True)
+    )
 
 
 # File name endings: "config.yaml" is not echoed by "yaml".
@@ -455,8 +457,10 @@ _EXTENSIONS = frozenset(
 )
 
 
-def _written(value: str, text: str) -> bool:
-    """`echoed` on the lower-cased text."""
+def _written(value: str, text: str, qualified: bool = False) -> bool:
+    """`echoed` on the lower-cased text; `qualified`: a dotted name may be written inside a
+    longer dotted name ("tabs.onupdated" / "chrome.tabs.onupdated"; "chrome.runtime" /
+    "chrome.runtime.sendmessage")."""
     if "<" in value or "<" in text:  # a placeholder, with or without its brackets: "<split>/<metric>"
         value, text = value.replace("<", "").replace(">", ""), text.replace("<", "").replace(">", "")
     start = text.find(value)
@@ -464,6 +468,9 @@ def _written(value: str, text: str) -> bool:
         end = start + len(value)
         before = text[start - 1] if start else " "
         after = text[end : end + 2]
+        if qualified and (before == "." or after[:1] == ".") and not (before.isalnum() or before in "_-"):
+            if not (after[:1].isalnum() or after[:1] in "_/"):
+                return True
         if not (before.isalnum() or before in "_.-") and not _continues(after):
             return True
         start = text.find(value, start + 1)
@@ -521,6 +528,24 @@ def _switches(text: str) -> dict[str, bool]:
     return {m.group(1).lower(): m.group(2).lower() in _SWITCH_ON for m in _ASSIGNED_SWITCH.finditer(text)}
 
 
+# A condition's clause, up to the next clause boundary: "if X isn't on PATH", "unless …".
+_CONDITION_CLAUSE_SPAN = re.compile(
+    r"\b(?:if|unless|otherwise|or else)\b[^.;:,—()]*|(?:если|иначе|如果|否则)[^.;:,—()。，；]*"
+)
+
+
+def _negated_only_in_conditions(r: Reading) -> bool:
+    """Every negation of the text is inside a condition's clause."""
+    if _CONDITION_CLAUSE_SPAN.search(r.lowered) is None:
+        return False
+    rest = _CONDITION_CLAUSE_SPAN.sub(" ", r.lowered)
+    if (_PROHIBITION_ASCII if r.plain else _PROHIBITION_ANY).search(rest) is not None:
+        return False
+    if not r.plain and _FOREIGN_NEGATION.search(rest) is not None:
+        return False
+    return not any(word in NEGATIONS for word in words(rest))
+
+
 def polarity_flipped(a: Reading, b: Reading) -> bool:
     """One text only is negated, and what it negates is something the other says: "Never
     commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
@@ -530,10 +555,12 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     if a.negated == b.negated:
         return False
     negated, other = (a, b) if a.negated else (b, a)
+    if _negated_only_in_conditions(negated):
+        return False  # "if binaryen isn't on PATH the build fails" states a requirement, denies nothing
     if _ONLY.search(other.lowered) is not None:
         return False  # the other restricts with "only": the same restriction, said the other way
-    if _CHOICE.search(negated.lowered) is not None and len(negated.names) >= 2 and negated.names <= other.names:
-        return False  # a choice between the names the other text names too: the same choice
+    if _CHOICE.search(negated.lowered) is not None and len(negated.names & other.names) >= 2:
+        return False  # a choice between names the other text names too: the same choice
     targets = negated.negated_words
     if targets is None or not targets.isdisjoint(_GENERIC_PREDICATES):
         return True  # "Strict mode is not enabled": the negation is about its subject
@@ -701,6 +728,19 @@ def _compounds(text: str) -> frozenset[str]:
     )
 
 
+_ENDPOINT = re.compile(r"(?:get|post|put|patch|delete|head|options) /\S*")
+
+
+def endpoint_swapped(a: Reading, b: Reading) -> bool:
+    """Each text names an HTTP endpoint (a method and a path) the other does not: two
+    endpoints, each with its own facts ("`PUT /rules`: 60 requests/min" / "`GET /rules`: 120";
+    "`POST /predict`" / "`POST /predict/batch`"), not one endpoint's value replaced."""
+    if "/" not in a.lowered or "/" not in b.lowered:
+        return False
+    endpoints_a, endpoints_b = set(_ENDPOINT.findall(a.lowered)), set(_ENDPOINT.findall(b.lowered))
+    return bool(endpoints_a - endpoints_b) and bool(endpoints_b - endpoints_a)
+
+
 def compound_swapped(a: Reading, b: Reading) -> bool:
     """Each text has a hyphenated name the other has not, both of one family (the same first
     part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
@@ -755,7 +795,7 @@ def relation(
         return None
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
-    if (len(values) < len(replaced) or compound_swapped(a, b)) and not marked:
+    if (len(values) < len(replaced) or compound_swapped(a, b) or endpoint_swapped(a, b)) and not marked:
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     same_conditions = not adds_condition(a, b, cosine)
@@ -771,6 +811,7 @@ def relation(
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
         and not subject_swapped(a, b)
         and not narrowed(a, b)
+        and not scoped_apart(a, b, marked)
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
@@ -798,7 +839,7 @@ def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Rea
     a, b = reading_of(older, readings), reading_of(newer, readings)
     marked = b.marked and not a.marked
     replaced = replaced_kinds(a, b)
-    if not marked and any(kind not in VALUE_KINDS for kind in replaced):
+    if not marked and (any(kind not in VALUE_KINDS for kind in replaced) or endpoint_swapped(a, b)):
         return True
     if subject_swapped(a, b) or scoped_apart(a, b, marked):
         return True
@@ -862,6 +903,7 @@ _ENVIRONMENT_WORDS = {
     "pre-prod": "staging",
     "qa": "qa",
     "sandbox": "sandbox",
+    "beta": "beta",
     "production": "production",
     "prod": "production",
     "dev": "development",
@@ -889,7 +931,7 @@ _ENVIRONMENT_FOREIGN = (
 _ASIDE = re.compile(r"\([^()]*\)")
 # Where a text that names no environment is about: production, or a developer's machine, so
 # only these others set one text apart from a text that names none.
-_SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox"})
+_SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta"})
 
 
 def environments(r: Reading) -> frozenset[str]:
