@@ -467,6 +467,34 @@ def item(text: str, day: int, type_: str = "decision"):
             0.83,
             "merge",
         ),
+        # two prohibitions of two things both hold
+        (
+            "不要在热路径里使用 `std::map`，节点分配太慢。",
+            "不要在热路径里使用 `std::any`，类型擦除会带来堆分配。",
+            0.82,
+            None,
+        ),
+        # the other text names what this one chose over something: the same choice
+        (
+            "Decided to send reminders through Sidekiq rather than the default async adapter, which loses jobs on deploy.",
+            "why Sidekiq for reminders? the async adapter throws away jobs on each deploy",
+            0.87,
+            "merge",
+        ),
+        # ... but "use B instead", whose rejected one comes first, still flips
+        (
+            "Soft-delete records through `default_scope { where(deleted_at: nil) }`.",
+            "Don't put soft-delete filtering in a default_scope — it leaks into associations; use the `kept` scope instead.",
+            0.8,
+            "conflict",
+        ),
+        # a small number written as a word is the same number
+        (
+            "Session: added snapshot recovery for channel 310 and 3 new unit tests pass.",
+            "Today: implemented snapshot recovery for channel 310; three new unit tests green.",
+            0.88,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

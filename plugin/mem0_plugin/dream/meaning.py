@@ -444,12 +444,17 @@ def echoed(value: str, other: Reading) -> bool:
     text = other.lowered
     if _written(value, text, qualified="." in value and kind_of(value) == "dotted"):
         return True
+    if value in _NUMBER_WORDS and re.search(rf"\b{_NUMBER_WORDS[value]}\b", text):
+        return True  # "3 new unit tests" / "three new unit tests"
     head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
     return bool(
         dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and _written(last, text, True)
     )
 
 
+_NUMBER_WORDS = dict(
+    zip("2 3 4 5 6 7 8 9 10 11 12".split(), "two three four five six seven eight nine ten eleven twelve".split())
+)
 # File name endings: "config.yaml" is not echoed by "yaml".
 _EXTENSIONS = frozenset(
     "yaml yml json toml lock txt csv cfg ini env conf md rst html css scss py pyi rs go ts tsx js jsx mjs "
@@ -546,6 +551,20 @@ def _negated_only_in_conditions(r: Reading) -> bool:
     return not any(word in NEGATIONS for word in words(rest))
 
 
+_CHOSEN_BEFORE = re.compile(r"\brather than\b|\binstead of\b|\bover\b|вместо|\bа не\b")
+
+
+def _chosen(r: Reading) -> list[str]:
+    """The names of the clause before "rather than", "instead of", "over" ("Sidekiq rather than
+    the async adapter"): the chosen ones. ("Use B instead", whose rejected one comes first,
+    names none.)"""
+    marker = _CHOSEN_BEFORE.search(r.lowered)
+    if marker is None:
+        return []
+    clause = re.split(r"[.;:—!?]", r.lowered[: marker.start()])[-1]
+    return [name for name in r.names if len(name) >= 3 and re.search(rf"\b{re.escape(name)}", clause)]
+
+
 def polarity_flipped(a: Reading, b: Reading) -> bool:
     """One text only is negated, and what it negates is something the other says: "Never
     commit ios/Pods" / "Commit ios/Pods". A negation of a word the other text does not use is
@@ -559,8 +578,11 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
         return False  # "if binaryen isn't on PATH the build fails" states a requirement, denies nothing
     if _ONLY.search(other.lowered) is not None:
         return False  # the other restricts with "only": the same restriction, said the other way
-    if _CHOICE.search(negated.lowered) is not None and len(negated.names & other.names) >= 2:
+    choice = _CHOICE.search(negated.lowered)
+    if choice is not None and len(negated.names & other.names) >= 2:
         return False  # a choice between names the other text names too: the same choice
+    if choice is not None and any(_mentions(name, other) for name in _chosen(negated)):
+        return False  # the other names what this one chose: "Sidekiq rather than async" / "why Sidekiq? …"
     targets = negated.negated_words
     if targets is None or not targets.isdisjoint(_GENERIC_PREDICATES):
         return True  # "Strict mode is not enabled": the negation is about its subject
@@ -825,6 +847,8 @@ def relation(
         return None  # subject swapped: another thing's value, not this one's
     if values and not marked and swapped_words(a, b):
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
+    if values == ["code"] and a.negated and b.negated and not (marked or flipped):
+        return None  # two prohibitions of two things both hold: "never X in the hot path" / "never Y …"
     if scoped_apart(a, b, marked):
         return None  # another environment's value
     return "conflict"
