@@ -750,7 +750,7 @@ def _compounds(text: str) -> frozenset[str]:
     )
 
 
-_ENDPOINT = re.compile(r"(?:get|post|put|patch|delete|head|options) /\S*")
+_ENDPOINT = re.compile(r"\b(?:get|post|put|patch|delete|head|options) /\S*")
 
 
 def endpoint_swapped(a: Reading, b: Reading) -> bool:
