@@ -495,6 +495,20 @@ def item(text: str, day: int, type_: str = "decision"):
             0.88,
             "merge",
         ),
+        # a sentence-final "only" restricts what it follows, which both texts say
+        (
+            "The ring buffer connects decoder and book builder; its capacity N must be a power of two.",
+            "Ring buffer between decoder and book builder. Power-of-two N only.",
+            0.8,
+            "merge",
+        ),
+        # "otherwise" states the "unless" of the other text the other way round
+        (
+            "`perf record -g` gives garbage stacks unless the decoder is built with `-fno-omit-frame-pointer`.",
+            "Build the decoder with -fno-omit-frame-pointer; otherwise `perf record -g` gives garbage stacks.",
+            0.85,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -669,7 +669,7 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
     other lacks, and a condition the other does not state in its own words (`restated`)."""
 
     def added(kind: frozenset[str]) -> bool:
-        in_a, in_b = bool(a.tokens & kind), bool(b.tokens & kind)
+        in_a, in_b = _conditioned(a, kind), _conditioned(b, kind)
         if in_a == in_b:
             return False
         one, other = (a, b) if in_a else (b, a)
@@ -678,6 +678,12 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
         )
 
     return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
+
+
+def _conditioned(r: Reading, kind: frozenset[str]) -> bool:
+    """The text has a condition word of `kind`; "otherwise" states an "if" or "unless" the other
+    way round ("garbage stacks unless built with X" / "build with X; otherwise junk stacks")."""
+    return bool(r.tokens & kind) or ("otherwise" in r.tokens and "unless" in kind)
 
 
 # A condition word and its clause, up to the next break. A word inside a compound is no
@@ -701,6 +707,8 @@ def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozen
         word, rest = match.group(1), words(match.group(2))
         if word not in kind or (word == "once" and (not rest or rest[0] in _ONCE_AS_COUNT)):
             continue
+        if word == "only" and not rest:
+            continue  # "Power-of-two N only.": it restricts what it follows, which both texts say
         clauses.append((word, significant_of(rest) - WEAK_WORDS))
     return clauses
 
