@@ -637,7 +637,8 @@ class FirstInstall:
                 # keeps edits made to the working tree meanwhile from changing the source under
                 # the test). The MCP server's first start installs in a detached process (log:
                 # install.log) and keeps standard output for the server alone.
-                assert launch.copy_source(ROOT, self.root.parent) == self.root
+                copied = launch.copy_source(ROOT, self.root.parent)
+                assert copied == self.root, copied
                 (self.root / "scripts").mkdir()
                 (self.root / "scripts" / "launch.py").write_bytes(LAUNCHER.read_bytes())
                 first = self.run("--data-dir", str(self.data), "mem0-mcp-server", "--help", timeout=900)

@@ -98,6 +98,14 @@ _TYPOGRAPHIC = str.maketrans(
 )
 
 
+def _says_no(lowered: str, plain: bool) -> bool:
+    """A prohibition, or a negation in Chinese, Japanese or Russian: what a text's reading adds
+    to the English negation words `features` finds (`Reading.negated`)."""
+    return (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None or (
+        not plain and _FOREIGN_NEGATION.search(lowered) is not None
+    )
+
+
 class Reading:
     """What the pair rules read in one text: its features (`features.TextFeatures`, stored with
     the memory) plus what only these rules need (prohibitions, change markers, literal kinds,
@@ -132,10 +140,7 @@ class Reading:
         self.text, self.features = text, features
         lowered = self.lowered = text.lower()
         plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
-        self.negated = features.negated or (
-            (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None
-            or (not plain and _FOREIGN_NEGATION.search(lowered) is not None)
-        )
+        self.negated = features.negated or _says_no(lowered, plain)
         changes = _CHANGE_ASCII if plain else _CHANGE_ANY
         self._changed = changes.search(lowered) is not None  # (most texts have no change word: one search)
         self.marked = self._changed and any(m.group(0) not in _NOT_A_CHANGE for m in changes.finditer(lowered))
@@ -544,11 +549,7 @@ def _negated_only_in_conditions(r: Reading) -> bool:
     if _CONDITION_CLAUSE_SPAN.search(r.lowered) is None:
         return False
     rest = _CONDITION_CLAUSE_SPAN.sub(" ", r.lowered)
-    if (_PROHIBITION_ASCII if r.plain else _PROHIBITION_ANY).search(rest) is not None:
-        return False
-    if not r.plain and _FOREIGN_NEGATION.search(rest) is not None:
-        return False
-    return not any(word in NEGATIONS for word in words(rest))
+    return not (_says_no(rest, r.plain) or not NEGATIONS.isdisjoint(words(rest)))
 
 
 _CHOSEN_BEFORE = re.compile(r"\brather than\b|\binstead of\b|\bover\b|вместо|\bа не\b")
@@ -968,7 +969,7 @@ _SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta"})
 
 def environments(r: Reading) -> frozenset[str]:
     """The deployment environments the text names (staging, production, local, CI …)."""
-    lowered = _LITERAL_SPAN.sub(" ", r.lowered) if ("/" in r.lowered or "`" in r.lowered) else r.lowered
+    lowered = _without_literals(r.lowered, " ")
     lowered = _ASIDE.sub(" ", lowered) if "(" in lowered else lowered  # "… in local builds (enabled: !ENV CI)"
     found = {_ENVIRONMENT_WORDS[m.group()] for m in _ENVIRONMENT.finditer(lowered)}
     if not r.plain:
@@ -992,13 +993,17 @@ def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
 _LITERAL_SPAN = re.compile(r"`[^`]*`|\S+://\S+|[\w.~{}<>*-]*/[\w./~{}<>*-]+")
 
 
+def _without_literals(lowered: str, mark: str) -> str:
+    """The text with each URL, path and quoted code replaced by `mark`."""
+    return _LITERAL_SPAN.sub(mark, lowered) if ("/" in lowered or "`" in lowered) else lowered
+
+
 def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     """`Reading.frame`; `changed`: whether the text has a change word to drop (`Reading._changed`)."""
     lowered = text.lower()
     if changed:
         lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
-    if "/" in lowered or "`" in lowered:
-        lowered = _LITERAL_SPAN.sub(" 0 ", lowered)  # a URL, path or code is one value, whatever its words
+    lowered = _without_literals(lowered, " 0 ")  # a URL, path or code is one value, whatever its words
     return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
 
 
