@@ -189,6 +189,9 @@ def test_an_add_with_a_timestamp_keeps_when_the_memory_was_made(alice):
 
 
 def test_delete_users_and_reset_delete_an_entitys_memories(base_url):
+    # alice's own memory, here: the module's server is shared, but which of its tests ran
+    # before this one on the same worker depends on how pytest-xdist shared them out
+    MemoryClient(api_key=ALICE_KEY, host=base_url).add("alice's keeper", user_id="alice", infer=False)
     admin = MemoryClient(api_key=ADMIN_KEY, host=base_url)
     admin.add("dave's first", user_id="dave", agent_id="dave-bot", infer=False)
     admin.add("dave's second", user_id="dave", infer=False)
