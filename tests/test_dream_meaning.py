@@ -10,7 +10,7 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import echoed, reading, relation, unit_numbers
+from mem0_plugin.dream.meaning import command_swapped, echoed, reading, relation, unit_numbers
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -509,6 +509,83 @@ def item(text: str, day: int, type_: str = "decision"):
             0.85,
             "merge",
         ),
+        # a kind of thing (CI, GPU, OS, UI) is no tool: naming it on one side is no tool swapped
+        (
+            "The nightly CI job rebuilds the search index from Postgres.",
+            "Each night a GitHub Actions job rebuilds the search index from Postgres.",
+            0.72,
+            "merge",
+        ),
+        # a tool's short and long names are one tool (Wasm / WebAssembly, JS / JavaScript)
+        (
+            "Image filters are compiled to Wasm and the JS side only draws the result.",
+            "Image filters are compiled to WebAssembly; JavaScript only draws the result.",
+            0.84,
+            "merge",
+        ),
+        # an English text with a micro sign is still English (not every Latin word a tool name)
+        (
+            "Never log synchronously on the hot path: one blocking write costs ~40 µs at p99; use the async logger.",
+            "Synchronous logging on the hot path is banned (about 40 µs p99 per write), go through the async logger.",
+            0.83,
+            "merge",
+        ),
+        # a literal written as code in one text and as a word in the other is evidence both share
+        (
+            "Pixel buffers crossing into JS are always `Uint8ClampedArray` in RGBA8; never pass f32 buffers.",
+            "Only RGBA8 data crosses the JS boundary, as a Uint8ClampedArray; f32 working buffers stay in Rust.",
+            0.76,
+            "merge",
+        ),
+        # "sub-" makes an ordinary compound, not a family of package names
+        (
+            "Order book updates must stay sub-millisecond at p99.",
+            "p99 for order book updates: sub-ms, always.",
+            0.81,
+            "merge",
+        ),
+        # a directory with or without its closing slash is one path
+        (
+            "Protobuf sources live in `proto/api/v2/`; regenerate with `buf generate`.",
+            "After editing anything under proto/api/v2, regenerate with buf generate.",
+            0.77,
+            "merge",
+        ),
+        # two tools named in both texts: details differ, no tool was swapped
+        (
+            "Статику отдаёт WhiteNoise прямо из Django, без nginx и S3.",
+            "Решили не ставить nginx для статики: WhiteNoise внутри gunicorn хватает.",
+            0.72,
+            "merge",
+        ),
+        # a text naming production with staging holds where the other's value does
+        (
+            "The OpenSearch cluster runs version 2.11.",
+            "Prod and staging OpenSearch clusters run version 2.15.",
+            0.85,
+            "conflict",
+        ),
+        # a flip over one setting, one text naming a fixture besides: still one setting
+        (
+            "Tests run Celery tasks eagerly: CELERY_TASK_ALWAYS_EAGER=True in settings/test.py.",
+            "Don't use CELERY_TASK_ALWAYS_EAGER in tests; use the celery_worker fixture instead.",
+            0.93,
+            "conflict",
+        ),
+        # "fails unless X" is said again as "needs X"
+        (
+            "`./gradlew integrationTest` fails unless the Docker daemon is running.",
+            "Integration tests (`./gradlew integrationTest`) need Docker running for Testcontainers.",
+            0.92,
+            "merge",
+        ),
+        # one program run with two tasks: two commands, neither a merge nor a conflict
+        (
+            "`./gradlew test` runs only the unit tests; tests tagged it are skipped.",
+            "`./gradlew integrationTest` runs only the tests tagged it.",
+            0.89,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
@@ -783,3 +860,18 @@ def test_with_vectors_a_tool_chosen_anew_stays_a_lexical_conflict():
     first[0], second[0], second[1] = 1.0, 0.56, 0.82849261  # cosine 0.56, as the default model gives
     vectors = {items[0].id: first, items[1].id: second}
     assert [c.ids for c in type_actions("decision", items, vectors, {}).conflicts] == [(items[1].id, items[0].id)]
+
+
+def test_a_program_named_as_a_thing_is_no_command():
+    assert command_swapped(reading("Run `make seed` first."), reading("Run `make seed-fx` first."))
+    assert command_swapped(reading("Команда make seed заполняет базу."), reading("Команда make seed-fx грузит курсы."))
+    assert not command_swapped(
+        reading("The ITs fail unless the docker daemon is up."), reading("Start Docker Desktop before the ITs.")
+    )
+    assert not command_swapped(reading("`make test` runs the suite."), reading("Run make test before pushing."))
+
+
+def test_an_exception_is_never_a_requirement_said_again():
+    older = item("User prefers table-driven tests in Go except for fuzz tests.", 1, "user_preference")
+    newer = item("User needs table-driven tests in Go, fuzz tests included.", 40, "user_preference")
+    assert relation(older, newer, 0.9) is None

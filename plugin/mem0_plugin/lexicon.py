@@ -14,6 +14,13 @@ below the store and dream because the text features (`features`) read them too.
 * `PREDICATE_FAMILIES` — verbs that set the same single-valued attribute, mapped to one
   canonical form, so "lives in Tokyo" and "moved to Osaka" are seen as one predicate with
   two values. Deliberately short: an unlisted synonym only costs a missed conflict.
+* `CATEGORY_NAMES` — words written like names (capitals, acronyms) that name a kind of
+  thing rather than one tool: ``API``, ``UI``, ``CI``, ``GPU``, ``OOM``, ``OS``, human
+  languages. A paraphrase adds them freely ("Bottlerocket as the node OS" / "Bottlerocket
+  AMIs"), so they never make two texts name two different tools (`dream.meaning.tool_swapped`).
+* `NAME_ALIASES` — one tool's usual short and long names (``js``/``javascript``,
+  ``k8s``/``kubernetes``, ``wasm``/``webassembly``), folded as names are: a text naming one
+  mentions the other.
 * `EVENT_TYPES` — memory types that record something that happened, not a standing fact;
   two of them never contradict each other ("Fixed crash in Parser" / "... in Lexer").
 """
@@ -54,6 +61,30 @@ CANONICAL_PREDICATE: dict[str, str] = {
 
 # Topic labels for a predicate whose two memories word it differently ("lives" / "moved").
 PREDICATE_LABELS: dict[str, str] = {"live": "lives in", "deploy": "deploys to", "listen": "listens on"}
+
+CATEGORY_NAMES = frozenset(
+    """
+api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https web db sql dns tls ssl ip
+id uuid utc os ami runner executor worker server client backend frontend managed native mobile desktop
+english chinese russian japanese german french spanish turkish american
+""".split()
+)
+
+_ALIAS_GROUPS = (
+    "js javascript",
+    "ts typescript",
+    "py python",
+    "wasm webassembly",
+    "k8s kubernete",
+    "postgre postgresql pg psql",
+    "tf terraform",
+    "gh github",
+    "mv3 manifest",
+    "rn react",
+    "mongo mongodb",
+    "db database",
+)
+NAME_ALIASES = {name: frozenset(group.split()) - {name} for group in _ALIAS_GROUPS for name in group.split()}
 
 EVENT_TYPES = frozenset({"bug_fix", "session_summary", "compact_summary", "auto_capture", "health_check"})
 

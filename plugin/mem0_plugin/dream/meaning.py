@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
-from ..lexicon import EVENT_TYPES, WEAK_WORDS, canonical
+from ..lexicon import CATEGORY_NAMES, EVENT_TYPES, NAME_ALIASES, WEAK_WORDS, canonical
 from ..text import NEGATIONS, fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
 
@@ -94,6 +94,17 @@ _TYPOGRAPHIC = str.maketrans(
         **dict.fromkeys("\u00a0\u2009\u202f\u2002\u2003", " "),
         "\u2026": "...",
         "\u2192": "->",
+        "\u2190": "<-",
+        "\u2194": "<->",
+        "\u21d2": "=>",
+        "\u00d7": "x",
+        "\u2265": ">=",
+        "\u2264": "<=",
+        "\u2260": "!=",
+        "\u2248": "~",
+        "\u00b5": "u",  # micro: "40 us"
+        "\u03bc": "u",
+        "\u00b0": " deg ",
     }
 )
 
@@ -114,6 +125,7 @@ class Reading:
 
     __slots__ = (
         "_changed",
+        "_commands",
         "_compounds",
         "_content",
         "_environments",
@@ -155,6 +167,7 @@ class Reading:
         self._units: frozenset[str] | None = None
         self._switches: dict[str, bool] | None = None
         self._compounds: frozenset[str] | None = None
+        self._commands: dict[str, str] | None = None
         self._environments: frozenset[str] | None = None
 
     @property
@@ -235,6 +248,13 @@ class Reading:
         if self._compounds is None:
             self._compounds = _compounds(self.lowered)
         return self._compounds
+
+    @property
+    def commands(self) -> dict[str, str]:
+        """Each program the text runs as a command, with its task (`command_swapped`)."""
+        if self._commands is None:
+            self._commands = _commands(self.lowered)
+        return self._commands
 
     @property
     def environments(self) -> frozenset[str]:
@@ -471,6 +491,8 @@ def _written(value: str, text: str, qualified: bool = False) -> bool:
     """`echoed` on the lower-cased text; `qualified`: a dotted name may be written inside a
     longer dotted name ("tabs.onupdated" / "chrome.tabs.onupdated"; "chrome.runtime" /
     "chrome.runtime.sendmessage")."""
+    if len(value) > 1 and value.endswith("/"):
+        value = value[:-1]  # a directory with or without its closing slash: "proto/v1/", "proto/v1"
     if "<" in value or "<" in text:  # a placeholder, with or without its brackets: "<split>/<metric>"
         value, text = value.replace("<", "").replace(">", ""), text.replace("<", "").replace(">", "")
     start = text.find(value)
@@ -492,7 +514,9 @@ def _continues(after: str) -> bool:
     if not after:
         return False
     first = after[0]
-    return first.isalnum() or first in "_/" or (first in ".-" and after[1:2].isalnum())
+    if first == "/":  # a path's closing slash ends it: "proto/v1" is written in "`proto/v1/`"
+        return after[1:2].isalnum() or after[1:2] in "_.-<{*~"
+    return first.isalnum() or first == "_" or (first in ".-" and after[1:2].isalnum())
 
 
 def _mentions(name: str, other: Reading) -> bool:
@@ -512,8 +536,21 @@ def introduced(older: Reading, newer: Reading) -> bool:
 
 
 def tool_swapped(a: Reading, b: Reading) -> bool:
-    """Each names something the other does not mention."""
-    return any(not _mentions(n, b) for n in a.names) and any(not _mentions(n, a) for n in b.names)
+    """Each names a tool the other does not mention (a kind of thing, `CATEGORY_NAMES`, is no
+    tool; a tool's other name, `NAME_ALIASES`, mentions it). Two texts that share two tools
+    are one statement told with different details, not one tool put in another's place."""
+    if len((a.names & b.names) - CATEGORY_NAMES) >= 2:
+        return False
+    return _names_unmentioned(a, b) and _names_unmentioned(b, a)
+
+
+def _names_unmentioned(a: Reading, b: Reading) -> bool:
+    return any(
+        n not in CATEGORY_NAMES
+        and not _mentions(n, b)
+        and not any(_mentions(alias, b) for alias in NAME_ALIASES.get(n, ()))
+        for n in a.names
+    )
 
 
 _ASSIGNED_SWITCH = re.compile(
@@ -675,10 +712,20 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
             return False
         one, other = (a, b) if in_a else (b, a)
         return any(
-            word in EXCLUSION_WORDS or not restated(clause, other) for word, clause in condition_clauses(one.text, kind)
+            (word in EXCLUSION_WORDS and not _required(word, clause, other)) or not restated(clause, other)
+            for word, clause in condition_clauses(one.text, kind)
         )
 
     return added(CONDITION_WORDS) or (cosine < SOFT_CONDITION_COSINE and added(SOFT_CONDITION_WORDS))
+
+
+_REQUIREMENT_WORDS = frozenset("need needs needed require requires required must".split())
+
+
+def _required(word: str, clause: frozenset[str], other: Reading) -> bool:
+    """An "unless" clause the other text states as a requirement: "the tests die unless the
+    Docker daemon is up" / "the tests need Docker running" (an "except" is no requirement)."""
+    return word == "unless" and not _REQUIREMENT_WORDS.isdisjoint(other.tokens) and restated(clause, other)
 
 
 def _conditioned(r: Reading, kind: frozenset[str]) -> bool:
@@ -743,7 +790,7 @@ _COMPOUND = re.compile(r"(?<![\w.@/-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/-])")
 _ENGLISH_COMPOUND_PARTS = frozenset(
     "to in on off out up only side time level party based free safe like wide specific aware friendly "
     "driven facing non re pre self multi cross end one two well high low real long short read write day "
-    "built opt follow by of and the a per first last full half".split()
+    "built opt follow by of and the a per first last full half sub co anti post semi over under ultra".split()
 )
 
 
@@ -772,6 +819,40 @@ def endpoint_swapped(a: Reading, b: Reading) -> bool:
     return bool(endpoints_a - endpoints_b) and bool(endpoints_b - endpoints_a)
 
 
+# A program and the word after it: its subcommand or task ("make seed", "./gradlew test",
+# "npm run lint" reads "run": the script is the word after that).
+_PROGRAMS = (
+    "make just rake cargo go gradle gradlew mvn mvnw npm pnpm yarn npx bun deno pip uv poetry pytest tox nox "
+    "bundle rails mix dotnet flutter dart swift xcodebuild fastlane kubectl helm terraform docker bazel nx turbo"
+)
+# Written as a command: quoted, with its folder ("./gradlew", "bin/rails"), called one ("run
+# make seed", "команда make seed"), or opening a sentence; not "start Docker Desktop".
+_COMMAND = re.compile(
+    r"(?:`|\./|bin/|^|[.;:!?] |\b(?:run|command|команда|命令|コマンド) ?)("
+    + "|".join(_PROGRAMS.split())
+    + r")((?: (?:run|exec))?) ([a-z][\w:.-]*)",
+    re.MULTILINE,
+)
+
+
+def _commands(lowered: str) -> dict[str, str]:
+    return {program + verb: argument for program, verb, argument in _COMMAND.findall(lowered)}
+
+
+def command_swapped(a: Reading, b: Reading) -> bool:
+    """One program run with another subcommand or task in each text, neither written in the
+    other: two commands ("`./gradlew test` runs the unit tests" / "`./gradlew integrationTest`
+    runs the Testcontainers suites"; "make seed" / "make seed-fx")."""
+    commands_a, commands_b = a.commands, b.commands
+    return any(
+        program in commands_b
+        and argument != commands_b[program]
+        and not _written(argument, b.lowered)
+        and not _written(commands_b[program], a.lowered)
+        for program, argument in commands_a.items()
+    )
+
+
 def compound_swapped(a: Reading, b: Reading) -> bool:
     """Each text has a hyphenated name the other has not, both of one family (the same first
     part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
@@ -793,10 +874,15 @@ def literal_values(r: Reading) -> frozenset[str]:
 
 def shared_evidence(a: Reading, b: Reading) -> bool:
     """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
-    number), two names in a text that is not English ("UTC" and "BI" in two Russian texts:
+    number; written as a word in one of them counts), two names in a text that is not English ("UTC" and "BI" in two Russian texts:
     there, paraphrases rarely share words, and the Latin words name tools), or many words."""
-    if any(not value.isdigit() for value in literal_values(a) & literal_values(b)):
+    literals_a, literals_b = literal_values(a), literal_values(b)
+    if any(not value.isdigit() for value in literals_a & literals_b):
         return True
+    if any(not value.isdigit() and echoed(value, b) for value in literals_a - literals_b) or any(
+        not value.isdigit() and echoed(value, a) for value in literals_b - literals_a
+    ):
+        return True  # one literal, written as code in one text and as a word in the other
     if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
         return True  # in Chinese or Russian text the Latin words name things: two in common
     if a.compounds & b.compounds:
@@ -826,9 +912,9 @@ def relation(
         return None
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
-    if (len(values) < len(replaced) or compound_swapped(a, b) or endpoint_swapped(a, b)) and not marked:
-        return None  # an identifier differs: two different things (unless the newer says what it replaced)
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
+    if (_identifier_differs(replaced, a, b, flipped and not event) or _named_apart(a, b)) and not marked:
+        return None  # an identifier differs: two different things (unless the newer says what it replaced)
     same_conditions = not adds_condition(a, b, cosine)
     moved = marked and moved_away(a, b)
     if (
@@ -861,6 +947,22 @@ def relation(
     if scoped_apart(a, b, marked):
         return None  # another environment's value
     return "conflict"
+
+
+def _named_apart(a: Reading, b: Reading) -> bool:
+    """Two things of one family named, one in each text: hyphenated names, HTTP endpoints, commands."""
+    return compound_swapped(a, b) or endpoint_swapped(a, b) or command_swapped(a, b)
+
+
+def _identifier_differs(replaced: list[str], a: Reading, b: Reading, flipped: bool) -> bool:
+    """An identifier (a path, a code name, a command) differs between the texts: two things.
+    Of a text that says no to what the other says yes to, only an identifier each text holds
+    alone counts: one adding a name to the other's is detail ("Don't use X in tests; use the
+    Y fixture" / "Tests run with X=True")."""
+    kinds = [kind for kind in replaced if kind not in VALUE_KINDS]
+    if not flipped:
+        return bool(kinds)
+    return any(_replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b) for kind in kinds)
 
 
 def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Readings | None = None) -> bool:
@@ -987,7 +1089,8 @@ def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
         return False
     if left and right:
         return left.isdisjoint(right)  # ("the dev server" / "the dev server … the local gateway": one)
-    return not marked and bool((left or right) & _SIDE_ENVIRONMENTS)
+    named = left or right  # ("prod and staging run 2.15" holds where the other text's value does too)
+    return not marked and bool(named & _SIDE_ENVIRONMENTS) and "production" not in named
 
 
 _LITERAL_SPAN = re.compile(r"`[^`]*`|\S+://\S+|[\w.~{}<>*-]*/[\w./~{}<>*-]+")
