@@ -875,3 +875,20 @@ def test_an_exception_is_never_a_requirement_said_again():
     older = item("User prefers table-driven tests in Go except for fuzz tests.", 1, "user_preference")
     newer = item("User needs table-driven tests in Go, fuzz tests included.", 40, "user_preference")
     assert relation(older, newer, 0.9) is None
+
+
+def test_with_vectors_a_lexical_conflict_between_two_commands_is_dropped():
+    # One program run with two tasks is two commands (docs/dream.md, "What the pair is"): the
+    # lexical value rule reads one setting with two values, the meaning rules two things.
+    from mem0_plugin.dream.per_type import type_actions
+
+    items = [
+        item("Regenerate the fixtures with `make fixtures-orders`.", 1, "task_learning"),
+        item("Regenerate the fixtures with `make fixtures-invoices`.", 40, "task_learning"),
+    ]
+    assert len(type_actions("task_learning", items, {}, {}).conflicts) == 1  # (v1, no vectors)
+    first, second = np.zeros(384, dtype=np.float32), np.zeros(384, dtype=np.float32)
+    first[0], second[0], second[1] = 1.0, 0.7, 0.71414284  # cosine 0.70
+    vectors = {items[0].id: first, items[1].id: second}
+    actions = type_actions("task_learning", items, vectors, {})
+    assert actions.conflicts == [] and actions.merges == []

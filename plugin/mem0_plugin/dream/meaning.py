@@ -967,14 +967,19 @@ def _identifier_differs(replaced: list[str], a: Reading, b: Reading, flipped: bo
 
 def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Readings | None = None) -> bool:
     """Whether the rules of `relation` read the two texts as about two things, each with its
-    own value (whatever their cosine): another identifier without a marked change, the same
-    sentence about another subject (`subject_swapped`), or a word and a value both different
+    own value (whatever their cosine): another identifier without a marked change (as
+    `relation` reads it), two names of one family (`_named_apart`), the same sentence about
+    another subject (`subject_swapped`), or a word and a value both different
     ("the gRPC API on 8001" / "the HTTP API on 8000"). A lexical value conflict of such a pair
     is none (`per_type`); a tool chosen ("Deploy to ECS" / "Deploy to Vercel") is no such pair."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
     marked = b.marked and not a.marked
     replaced = replaced_kinds(a, b)
-    if not marked and (any(kind not in VALUE_KINDS for kind in replaced) or endpoint_swapped(a, b)):
+    if not marked and any(kind not in VALUE_KINDS for kind in replaced):
+        flipped = older.type not in EVENT_TYPES and (polarity_flipped(a, b) or switched(a, b))
+        if _identifier_differs(replaced, a, b, flipped):
+            return True
+    if not marked and _named_apart(a, b):
         return True
     if subject_swapped(a, b) or scoped_apart(a, b, marked):
         return True
