@@ -253,7 +253,7 @@ class Reading:
     def commands(self) -> dict[str, str]:
         """Each program the text runs as a command, with its task (`command_swapped`)."""
         if self._commands is None:
-            self._commands = _commands(self.lowered)
+            self._commands = {} if _PROGRAM_WORDS.isdisjoint(self.words) else _commands(self.lowered)
         return self._commands
 
     @property
@@ -822,9 +822,11 @@ def endpoint_swapped(a: Reading, b: Reading) -> bool:
 # A program and the word after it: its subcommand or task ("make seed", "./gradlew test",
 # "npm run lint" reads "run": the script is the word after that).
 _PROGRAMS = (
-    "make just rake cargo go gradle gradlew mvn mvnw npm pnpm yarn npx bun deno pip uv poetry pytest tox nox "
+    "make rake cargo go gradle gradlew mvn mvnw npm pnpm yarn npx bun deno pip uv poetry pytest tox nox "
     "bundle rails mix dotnet flutter dart swift xcodebuild fastlane kubectl helm terraform docker bazel nx turbo"
 )
+# (most texts name no program: their significant words tell, without the pattern)
+_PROGRAM_WORDS = frozenset(word for program in _PROGRAMS.split() for word in significant_of([program]))
 # Written as a command: quoted, with its folder ("./gradlew", "bin/rails"), called one ("run
 # make seed", "команда make seed"), or opening a sentence; not "start Docker Desktop".
 _COMMAND = re.compile(
