@@ -65,7 +65,7 @@ PREDICATE_LABELS: dict[str, str] = {"live": "lives in", "deploy": "deploys to", 
 CATEGORY_NAMES = frozenset(
     """
 api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https web db sql dns tls ssl ip
-id uuid utc os ami runner executor worker server client backend frontend managed native mobile desktop
+id uuid utc ami runner executor worker server client backend frontend managed native mobile desktop
 english chinese russian japanese german french spanish turkish american
 """.split()
 )

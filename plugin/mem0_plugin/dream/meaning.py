@@ -876,8 +876,9 @@ def literal_values(r: Reading) -> frozenset[str]:
 
 def shared_evidence(a: Reading, b: Reading) -> bool:
     """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
-    number; written as a word in one of them counts), two names in a text that is not English ("UTC" and "BI" in two Russian texts:
-    there, paraphrases rarely share words, and the Latin words name tools), or many words."""
+    number; written as a plain word in one of them counts), two names in a text that is not
+    English ("UTC" and "BI" in two Russian texts: there, paraphrases rarely share words, and
+    the Latin words name tools), or many words."""
     literals_a, literals_b = literal_values(a), literal_values(b)
     if any(not value.isdigit() for value in literals_a & literals_b):
         return True
