@@ -586,6 +586,20 @@ def item(text: str, day: int, type_: str = "decision"):
             0.89,
             None,
         ),
+        # in Chinese, "run" and "again" after a negation say nothing of their own: "不要再跑 X" negates X
+        (
+            "每次部署都自动执行 prisma db seed，保证基础内容类型存在。",
+            "部署时不要再跑 prisma db seed，在生产上跑会覆盖编辑改过的默认内容。",
+            0.93,
+            None,
+        ),
+        # a Russian negation that ends its sentence negates the word before it ("поднимать не нужно")
+        (
+            "Материализовать один ассет локально: `dagster asset materialize --select staging/orders`.",
+            "Один ассет можно запустить без UI: `dagster asset materialize --select staging/orders`, вебсервер поднимать не нужно.",
+            0.95,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

@@ -301,11 +301,15 @@ def negated_targets(text: str) -> frozenset[str] | None:
     for i in range(len(tokens) - 1, -1, -1):
         token = tokens[i]
         if token in NEGATIONS or token in _RUSSIAN_NEGATIONS:
-            if following is None:
+            before = tokens[i - 1] if token in _RUSSIAN_NEGATIONS and token != "без" and i > 0 else None
+            if before is not None and _skipped(before):
+                before = None
+            if following is None and before is None:
                 return None
-            targets.add(following)
-            if token in _RUSSIAN_NEGATIONS and token != "без" and i > 0 and not _skipped(tokens[i - 1]):
-                targets.add(tokens[i - 1])  # free word order: "Flipper в debug-сборки не добавляем"
+            if following is not None:
+                targets.add(following)
+            if before is not None:
+                targets.add(before)  # free word order: "Flipper в debug-сборки не добавляем", "поднимать не нужно"
         elif not _skipped(token):
             following = token
     return frozenset(targets) if targets else None
@@ -323,7 +327,8 @@ _HIRAGANA = re.compile(r"[\u3040-\u309f]")
 _RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
 _RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
 _CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)|关闭|禁用")
-_CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是)*")
+# skipped after a negation: what says nothing of its own ("不要直接用 X", "不要再跑 X": the X)
+_CHINESE_SKIP = re.compile(r"(?:使用|直接|用|在|再|去|把|是|跑|执行|运行|调用|调|\s)*")
 _CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
 
 
