@@ -600,6 +600,10 @@ def item(text: str, day: int, type_: str = "decision"):
             0.95,
             "merge",
         ),
+        # ... but two kinds of thing that replace one another are two values, not detail
+        ("Inference runs on the CPU.", "Inference runs on the GPU.", 0.83, None),
+        ("The docs site is in English.", "The docs site is in Chinese.", 0.77, None),
+        ("Model serving runs on CPU nodes.", "Model serving runs on GPU nodes (T4).", 0.76, None),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

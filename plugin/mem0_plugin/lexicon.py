@@ -17,7 +17,9 @@ below the store and dream because the text features (`features`) read them too.
 * `CATEGORY_NAMES` — words written like names (capitals, acronyms) that name a kind of
   thing rather than one tool: ``API``, ``UI``, ``CI``, ``GPU``, ``OOM``, ``OS``, human
   languages. A paraphrase adds them freely ("Bottlerocket as the node OS" / "Bottlerocket
-  AMIs"), so they never make two texts name two different tools (`dream.meaning.tool_swapped`).
+  AMIs"), so they make two texts name two different tools only when each names another of
+  one set of alternatives (`CATEGORY_ALTERNATIVES`: CPU / GPU, HTTP / HTTPS, English /
+  Chinese …; `dream.meaning.tool_swapped`).
 * `NAME_ALIASES` — one tool's usual short and long names (``js``/``javascript``,
   ``k8s``/``kubernetes``, ``wasm``/``webassembly``), folded as names are: a text naming one
   mentions the other.
@@ -70,6 +72,19 @@ english chinese russian japanese german french spanish turkish american
 """.split()
 )
 
+# Kinds of thing that replace one another: "inference runs on the CPU" / "… on the GPU".
+_ALTERNATIVE_GROUPS = (
+    "cpu gpu",
+    "http https",
+    "english chinese russian japanese german french spanish turkish",
+    "backend frontend",
+    "server client",
+    "mobile desktop web",
+)
+CATEGORY_ALTERNATIVES = {
+    name: frozenset(group.split()) - {name} for group in _ALTERNATIVE_GROUPS for name in group.split()
+}
+
 _ALIAS_GROUPS = (
     "js javascript",
     "ts typescript",
@@ -83,6 +98,10 @@ _ALIAS_GROUPS = (
     "rn react",
     "mongo mongodb",
     "db database",
+    "en english",
+    "zh chinese",
+    "ru russian",
+    "ja japanese",
 )
 NAME_ALIASES = {name: frozenset(group.split()) - {name} for group in _ALIAS_GROUPS for name in group.split()}
 

@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 
 from ..features import TextFeatures, literals_by_kind, text_features
-from ..lexicon import CATEGORY_NAMES, EVENT_TYPES, NAME_ALIASES, WEAK_WORDS, canonical
+from ..lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, EVENT_TYPES, NAME_ALIASES, WEAK_WORDS, canonical
 from ..text import NEGATIONS, fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
 
@@ -541,20 +541,23 @@ def introduced(older: Reading, newer: Reading) -> bool:
 
 
 def tool_swapped(a: Reading, b: Reading) -> bool:
-    """Each names a tool the other does not mention (a kind of thing, `CATEGORY_NAMES`, is no
-    tool; a tool's other name, `NAME_ALIASES`, mentions it). Two texts that share two tools
-    are one statement told with different details, not one tool put in another's place."""
+    """Each names a tool the other does not mention (a tool's other name, `NAME_ALIASES`,
+    mentions it). A kind of thing (`CATEGORY_NAMES`) is no tool, unless each text names
+    another of one set of alternatives ("on the CPU" / "on the GPU"). Two texts that share
+    two tools are one statement told with different details, not one tool put in another's
+    place."""
+    only_a, only_b = _unmentioned(a, b), _unmentioned(b, a)
+    if any(CATEGORY_ALTERNATIVES.get(n, frozenset()) & only_b for n in only_a):
+        return True
     if len((a.names & b.names) - CATEGORY_NAMES) >= 2:
         return False
-    return _names_unmentioned(a, b) and _names_unmentioned(b, a)
+    return bool(only_a - CATEGORY_NAMES) and bool(only_b - CATEGORY_NAMES)
 
 
-def _names_unmentioned(a: Reading, b: Reading) -> bool:
-    return any(
-        n not in CATEGORY_NAMES
-        and not _mentions(n, b)
-        and not any(_mentions(alias, b) for alias in NAME_ALIASES.get(n, ()))
-        for n in a.names
+def _unmentioned(a: Reading, b: Reading) -> frozenset[str]:
+    """The names of `a` that `b` does not mention, by themselves or by another of their names."""
+    return frozenset(
+        n for n in a.names if not _mentions(n, b) and not any(_mentions(alias, b) for alias in NAME_ALIASES.get(n, ()))
     )
 
 
