@@ -604,6 +604,16 @@ def item(text: str, day: int, type_: str = "decision"):
         ("Inference runs on the CPU.", "Inference runs on the GPU.", 0.83, None),
         ("The docs site is in English.", "The docs site is in Chinese.", 0.77, None),
         ("Model serving runs on CPU nodes.", "Model serving runs on GPU nodes (T4).", 0.76, None),
+        # the same sentence with one tool put in another's place never merges, however close
+        # (the lexical rule proposes it as a conflict: "Deploy to ECS" / "Deploy to Vercel")
+        (
+            "Django sends transactional email through SES; Celery retries failures.",
+            "Django sends transactional email through Postmark; Celery retries failures.",
+            0.93,
+            None,
+        ),
+        # ... but one tool's two names are one tool
+        ("Use Postgres for the auth service.", "Use PostgreSQL for the auth service.", 0.95, "merge"),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

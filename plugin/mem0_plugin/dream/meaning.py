@@ -937,7 +937,7 @@ def relation(
         and (cosine >= MERGE_COSINE or shared_evidence(a, b))
         and _one_holds_all(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
-        and not subject_swapped(a, b)
+        and not swapped_words(a, b)
         and not narrowed(a, b)
         and not scoped_apart(a, b, marked)
     ):
@@ -1034,6 +1034,8 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
         return []
     for x, y in differing:
         if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
+            return []
+        if fold_plural(y) in NAME_ALIASES.get(fold_plural(x), ()):  # one tool's two names: "Postgres" / "PostgreSQL"
             return []
         if x in right or y in left:
             return []  # a word moved, not swapped: "the registry is at …" / "the registry URL is …"
