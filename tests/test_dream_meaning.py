@@ -897,6 +897,7 @@ def test_a_program_named_as_a_thing_is_no_command():
         reading("The ITs fail unless the docker daemon is up."), reading("Start Docker Desktop before the ITs.")
     )
     assert not command_swapped(reading("`make test` runs the suite."), reading("Run make test before pushing."))
+    assert not command_swapped(reading("Go modules are vendored."), reading("Go dependencies are vendored."))
 
 
 def test_an_exception_is_never_a_requirement_said_again():

@@ -835,13 +835,13 @@ _PROGRAMS = (
 )
 # (most texts name no program: their significant words tell, without the pattern)
 _PROGRAM_WORDS = frozenset(word for program in _PROGRAMS.split() for word in significant_of([program]))
-# Written as a command: quoted, with its folder ("./gradlew", "bin/rails"), called one ("run
-# make seed", "команда make seed"), or opening a sentence; not "start Docker Desktop".
+# Written as a command: quoted, with its folder ("./gradlew", "bin/rails") or called one ("run
+# make seed", "команда make seed"); not "start Docker Desktop", nor a sentence about the tool
+# itself ("Go modules are vendored", "Terraform state lives in S3").
 _COMMAND = re.compile(
-    r"(?:`|\./|bin/|^|[.;:!?] |\b(?:run|command|команда|命令|コマンド) ?)("
+    r"(?:`|\./|bin/|\b(?:run|command|команда|命令|コマンド) ?)("
     + "|".join(_PROGRAMS.split())
-    + r")((?: (?:run|exec))?) ([a-z][\w:.-]*)",
-    re.MULTILINE,
+    + r")((?: (?:run|exec))?) ([a-z][\w:.-]*)"
 )
 
 
