@@ -614,6 +614,8 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         # ... but one tool's two names are one tool
         ("Use Postgres for the auth service.", "Use PostgreSQL for the auth service.", 0.95, "merge"),
+        # a Latin word hyphenated to a Russian one is still a name: the web server is not the worker
+        ("Web-сервер слушает порт 3000.", "Worker слушает порт 3000.", 0.79, None),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

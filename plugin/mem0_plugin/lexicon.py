@@ -66,8 +66,8 @@ PREDICATE_LABELS: dict[str, str] = {"live": "lives in", "deploy": "deploys to", 
 
 CATEGORY_NAMES = frozenset(
     """
-api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https web db sql dns tls ssl ip
-id uuid utc ami runner executor worker server client backend frontend managed native mobile desktop
+api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https db sql dns tls ssl ip
+id uuid utc ami managed
 english chinese russian japanese german french spanish turkish american
 """.split()
 )
@@ -77,9 +77,6 @@ _ALTERNATIVE_GROUPS = (
     "cpu gpu",
     "http https",
     "english chinese russian japanese german french spanish turkish",
-    "backend frontend",
-    "server client",
-    "mobile desktop web",
 )
 CATEGORY_ALTERNATIVES = {
     name: frozenset(group.split()) - {name} for group in _ALTERNATIVE_GROUPS for name in group.split()

@@ -421,7 +421,8 @@ def _kinds_of(text: str, features: TextFeatures, units: frozenset[str]) -> dict[
     return {kind: _ascii_parts(values) for kind, values in kinds.items()}
 
 
-_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_.\-/])")
+# (a Latin word joined by a hyphen to a word of another script is a word: "Web-сервер")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_./]|-[A-Za-z0-9])")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
