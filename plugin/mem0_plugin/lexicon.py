@@ -92,7 +92,6 @@ _ALIAS_GROUPS = (
     "tf terraform",
     "gh github",
     "mv3 manifest",
-    "rn react",
     "mongo mongodb",
     "db database",
     "en english",
