@@ -616,6 +616,27 @@ def item(text: str, day: int, type_: str = "decision"):
         ("Use Postgres for the auth service.", "Use PostgreSQL for the auth service.", 0.95, "merge"),
         # a Latin word hyphenated to a Russian one is still a name: the web server is not the worker
         ("Web-сервер слушает порт 3000.", "Worker слушает порт 3000.", 0.79, None),
+        # two platforms, each with its own way (web / mobile; iOS and Android are mobile)
+        (
+            "Mobile apps take cards with Stripe PaymentSheet (stripe-ios / stripe-android); the client secret comes from the CreatePaymentIntent RPC.",
+            "Web checkout takes cards with Stripe Elements (Payment Element); the client secret comes from the CreatePaymentIntent RPC.",
+            0.75,
+            None,
+        ),
+        # a deploy preview is an environment of its own, beside production
+        (
+            "Production docs deploy from main to https://docs.example.dev via Netlify.",
+            "PR deploy previews land on https://deploy-preview-<PR>--docs.netlify.app, not on docs.example.dev.",
+            0.74,
+            None,
+        ),
+        # any program quoted with two tasks is two commands
+        (
+            "`fable-docs serve` runs sphinx-autobuild with live reload; it writes nothing to build/html.",
+            "`fable-docs build` renders Sphinx and MkDocs into build/html.",
+            0.85,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

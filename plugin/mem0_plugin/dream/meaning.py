@@ -253,7 +253,8 @@ class Reading:
     def commands(self) -> dict[str, str]:
         """Each program the text runs as a command, with its task (`command_swapped`)."""
         if self._commands is None:
-            self._commands = {} if _PROGRAM_WORDS.isdisjoint(self.words) else _commands(self.lowered)
+            named = "`" in self.lowered or not _PROGRAM_WORDS.isdisjoint(self.words)
+            self._commands = _commands(self.lowered) if named else {}
         return self._commands
 
     @property
@@ -846,8 +847,15 @@ _COMMAND = re.compile(
 )
 
 
+# Any program quoted with its task: "`fable-docs serve`", "`dagster dev`".
+_QUOTED_COMMAND = re.compile(r"`([a-z][\w.-]*)((?: (?:run|exec))?) ([a-z][\w:.-]*)")
+
+
 def _commands(lowered: str) -> dict[str, str]:
-    return {program + verb: argument for program, verb, argument in _COMMAND.findall(lowered)}
+    found = _COMMAND.findall(lowered)
+    if "`" in lowered:
+        found += _QUOTED_COMMAND.findall(lowered)
+    return {program + verb: argument for program, verb, argument in found}
 
 
 def command_swapped(a: Reading, b: Reading) -> bool:
@@ -1058,6 +1066,8 @@ _ENVIRONMENT_WORDS = {
     "qa": "qa",
     "sandbox": "sandbox",
     "beta": "beta",
+    "preview": "preview",
+    "previews": "preview",
     "production": "production",
     "prod": "production",
     "dev": "development",
@@ -1085,7 +1095,7 @@ _ENVIRONMENT_FOREIGN = (
 _ASIDE = re.compile(r"\([^()]*\)")
 # Where a text that names no environment is about: production, or a developer's machine, so
 # only these others set one text apart from a text that names none.
-_SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta"})
+_SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta", "preview"})
 
 
 def environments(r: Reading) -> frozenset[str]:
@@ -1098,11 +1108,42 @@ def environments(r: Reading) -> frozenset[str]:
     return frozenset(found)
 
 
+# The platforms a text is about, whole words outside literals: an iOS or Android app is a
+# mobile one, so "mobile" and "iOS" are one platform, "web" and "mobile" two.
+_PLATFORM_WORDS = {
+    "web": ("web",),
+    "browser": ("web",),
+    "mobile": ("mobile",),
+    "ios": ("ios", "mobile"),
+    "ipados": ("ios", "mobile"),
+    "android": ("android", "mobile"),
+    "desktop": ("desktop",),
+    "macos": ("macos", "desktop"),
+    "windows": ("windows", "desktop"),
+    "linux": ("linux", "desktop"),
+}
+_PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w-])")
+
+
+def platforms(r: Reading) -> frozenset[str]:
+    """The platforms the text names (web, mobile, iOS, Android, desktop …)."""
+    lowered = r.lowered
+    if not any(
+        word in lowered for word in ("web", "browser", "mobile", "ios", "android", "desktop", "mac", "windows", "linux")
+    ):
+        return frozenset()
+    return frozenset(p for m in _PLATFORM.finditer(_without_literals(lowered, " ")) for p in _PLATFORM_WORDS[m.group()])
+
+
 def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
     """The two texts name other environments ("Matchmaker URL in staging: …" / "… in
     production: …", even "Production URL switched to …"), or, unless the newer marks a change,
     one names a side environment (staging, QA, a sandbox) and the other none: each value holds
-    where it is said to."""
+    where it is said to. So do two texts about other platforms ("Mobile apps collect cards
+    with PaymentSheet" / "Web checkout collects cards with Stripe Elements")."""
+    platforms_a, platforms_b = platforms(a), platforms(b)
+    if platforms_a and platforms_b and platforms_a.isdisjoint(platforms_b):
+        return True
     left, right = a.environments, b.environments
     if left == right:
         return False
