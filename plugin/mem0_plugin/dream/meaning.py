@@ -133,6 +133,7 @@ class Reading:
         "_frame",
         "_kinds",
         "_names",
+        "_platforms",
         "_stems",
         "_switches",
         "_targets",
@@ -169,6 +170,7 @@ class Reading:
         self._compounds: frozenset[str] | None = None
         self._commands: dict[str, str] | None = None
         self._environments: frozenset[str] | None = None
+        self._platforms: frozenset[str] | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -263,6 +265,13 @@ class Reading:
         if self._environments is None:
             self._environments = environments(self)
         return self._environments
+
+    @property
+    def platforms(self) -> frozenset[str]:
+        """The platforms the text names (`platforms`)."""
+        if self._platforms is None:
+            self._platforms = platforms(self.lowered)
+        return self._platforms
 
     @property
     def frame(self) -> tuple[str, ...]:
@@ -1125,9 +1134,8 @@ _PLATFORM_WORDS = {
 _PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w-])")
 
 
-def platforms(r: Reading) -> frozenset[str]:
-    """The platforms the text names (web, mobile, iOS, Android, desktop …)."""
-    lowered = r.lowered
+def platforms(lowered: str) -> frozenset[str]:
+    """The platforms a lower-cased text names (web, mobile, iOS, Android, desktop …)."""
     if not any(
         word in lowered for word in ("web", "browser", "mobile", "ios", "android", "desktop", "mac", "windows", "linux")
     ):
@@ -1141,7 +1149,7 @@ def scoped_apart(a: Reading, b: Reading, marked: bool) -> bool:
     one names a side environment (staging, QA, a sandbox) and the other none: each value holds
     where it is said to. So do two texts about other platforms ("Mobile apps collect cards
     with PaymentSheet" / "Web checkout collects cards with Stripe Elements")."""
-    platforms_a, platforms_b = platforms(a), platforms(b)
+    platforms_a, platforms_b = a.platforms, b.platforms
     if platforms_a and platforms_b and platforms_a.isdisjoint(platforms_b):
         return True
     left, right = a.environments, b.environments
