@@ -294,8 +294,9 @@ def negated_targets(text: str) -> frozenset[str] | None:
     auxiliary ("Never commit ios/Pods" → {commit}; "is never hardcoded" → {hardcoded};
     "Don't use Redis" → {redis}), in Russian the word before it too (its word order is free:
     "другие наборы не подключаем" → {наборы, подключаем}); in Chinese
-    the Latin word or the two characters after it ("不要直接用fetch" → {直接}). None when a
-    negation negates no word (it ends the text), the text states a prohibition without a
+    the Latin word or the two characters after it ("不要直接用fetch" → {fetch}). None when a
+    negation negates no word (it ends the text, and in Russian no word before it is left
+    either: "поднимать не нужно" → {поднимать}), the text states a prohibition without a
     negation word ("X is banned", "禁止", "нельзя"), or it is Japanese (whose negation
     follows its verb): what it negates is not known."""
     lowered = text.lower()
