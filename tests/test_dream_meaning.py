@@ -944,3 +944,11 @@ def test_with_vectors_a_lexical_conflict_between_two_commands_is_dropped():
     vectors = {items[0].id: first, items[1].id: second}
     actions = type_actions("task_learning", items, vectors, {})
     assert actions.conflicts == [] and actions.merges == []
+
+
+def test_every_platform_word_is_read():
+    from mem0_plugin.dream.meaning import platforms
+
+    assert platforms("the ipados build ships a split view") == {"ios", "mobile"}
+    assert platforms("web checkout and the mobile apps") == {"web", "mobile"}
+    assert platforms("`ios/Podfile` pins the pods") == frozenset()  # a path is no platform

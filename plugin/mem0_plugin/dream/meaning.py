@@ -1137,9 +1137,7 @@ _PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w
 
 def platforms(lowered: str) -> frozenset[str]:
     """The platforms a lower-cased text names (web, mobile, iOS, Android, desktop …)."""
-    if not any(
-        word in lowered for word in ("web", "browser", "mobile", "ios", "android", "desktop", "mac", "windows", "linux")
-    ):
+    if not any(word in lowered for word in _PLATFORM_WORDS):  # (most texts name none: no pattern run)
         return frozenset()
     return frozenset(p for m in _PLATFORM.finditer(_without_literals(lowered, " ")) for p in _PLATFORM_WORDS[m.group()])
 
