@@ -255,8 +255,7 @@ class Reading:
     def commands(self) -> dict[str, str]:
         """Each program the text runs as a command, with its task (`command_swapped`)."""
         if self._commands is None:
-            named = "`" in self.lowered or not _PROGRAM_WORDS.isdisjoint(self.words)
-            self._commands = _commands(self.lowered) if named else {}
+            self._commands = _commands(self.lowered, not _PROGRAM_WORDS.isdisjoint(self.words))
         return self._commands
 
     @property
@@ -847,11 +846,11 @@ _PROGRAMS = (
 )
 # (most texts name no program: their significant words tell, without the pattern)
 _PROGRAM_WORDS = frozenset(word for program in _PROGRAMS.split() for word in significant_of([program]))
-# Written as a command: quoted, with its folder ("./gradlew", "bin/rails") or called one ("run
-# make seed", "команда make seed"); not "start Docker Desktop", nor a sentence about the tool
-# itself ("Go modules are vendored", "Terraform state lives in S3").
+# Written as a command: with its folder ("./gradlew", "bin/rails") or called one ("run make
+# seed", "команда make seed"), or quoted (`_QUOTED_COMMAND`, any program); not "start Docker
+# Desktop", nor a sentence about the tool itself ("Go modules are vendored").
 _COMMAND = re.compile(
-    r"(?:`|\./|bin/|\b(?:run|command|команда|命令|コマンド) ?)("
+    r"(?:\./|bin/|\b(?:run|command|команда|命令|コマンド) ?)("
     + "|".join(_PROGRAMS.split())
     + r")((?: (?:run|exec))?) ([a-z][\w:.-]*)"
 )
@@ -861,8 +860,10 @@ _COMMAND = re.compile(
 _QUOTED_COMMAND = re.compile(r"`([a-z][\w.-]*)((?: (?:run|exec))?) ([a-z][\w:.-]*)")
 
 
-def _commands(lowered: str) -> dict[str, str]:
-    found = _COMMAND.findall(lowered)
+def _commands(lowered: str, names_a_program: bool) -> dict[str, str]:
+    """Each program `lowered` runs as a command, with its task; `names_a_program`: whether its
+    words hold one of `_PROGRAMS` (a quoted command may run any program)."""
+    found = _COMMAND.findall(lowered) if names_a_program else []
     if "`" in lowered:
         found += _QUOTED_COMMAND.findall(lowered)
     return {program + verb: argument for program, verb, argument in found}
