@@ -72,15 +72,19 @@ english chinese russian japanese german french spanish turkish american
 """.split()
 )
 
+
+def _the_others(groups: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """Each word of each group (words separated by spaces) → the other words of its group."""
+    return {word: frozenset(group.split()) - {word} for group in groups for word in group.split()}
+
+
 # Kinds of thing that replace one another: "inference runs on the CPU" / "… on the GPU".
 _ALTERNATIVE_GROUPS = (
     "cpu gpu",
     "http https",
     "english chinese russian japanese german french spanish turkish",
 )
-CATEGORY_ALTERNATIVES = {
-    name: frozenset(group.split()) - {name} for group in _ALTERNATIVE_GROUPS for name in group.split()
-}
+CATEGORY_ALTERNATIVES = _the_others(_ALTERNATIVE_GROUPS)
 
 _ALIAS_GROUPS = (
     "js javascript",
@@ -99,7 +103,7 @@ _ALIAS_GROUPS = (
     "ru russian",
     "ja japanese",
 )
-NAME_ALIASES = {name: frozenset(group.split()) - {name} for group in _ALIAS_GROUPS for name in group.split()}
+NAME_ALIASES = _the_others(_ALIAS_GROUPS)
 
 EVENT_TYPES = frozenset({"bug_fix", "session_summary", "compact_summary", "auto_capture", "health_check"})
 
