@@ -16,6 +16,7 @@ from importlib import resources
 import pytest
 from dream_support import BASE, PROJECT, USER, big_records, make_project, record, store_file, uid, write_jsonl
 from mem0_plugin import operations, stored_features
+from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.features import text_features
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import Memory
@@ -113,6 +114,25 @@ GOOD = encode_for("The API listens on port 8080")
 )
 def test_a_value_that_is_not_valid_for_the_text_decodes_to_nothing(value, text, why):
     assert decode_for(value, text) is None, why
+    assert not stored_features.is_valid_for(value, text), why  # (what dream checks before decoding later)
+
+
+def test_a_valid_value_decodes_later_to_the_features_of_its_text():
+    """Dream checks a value at fetch and decodes it only when the analysis reads the features
+    (`AnalysedMemory.features`): once, and to what the text reads as."""
+    text = "The API listens on port 8080"
+    assert stored_features.is_valid_for(GOOD, text)
+    calls = []
+
+    def decode_later():
+        calls.append(1)
+        return stored_features.decode(GOOD)
+
+    memory = Memory(id=uid(1), memory=text, user_id=USER, created_at=EARLIER, updated_at=EARLIER)
+    item = analysed(memory, {}, {text: decode_later})
+    assert calls == []  # nothing decoded yet
+    assert item.features == text_features(text) and item.features == text_features(text)
+    assert calls == [1]
 
 
 def test_the_rules_have_not_changed_without_a_new_features_version():
@@ -214,6 +234,22 @@ def test_auto_stores_the_features_it_had_to_read_and_changes_nothing_else(dream,
         (uid(2), "The billing worker reads jobs from billing-queue"),
     ):
         assert decode_for(_column(memory_id), text) == text_features(text)
+
+
+def test_auto_stores_the_column_another_memory_of_the_same_text_holds(dream, seed):
+    """A memory without the column whose text another memory holds valid features for gets
+    that column (the same text has the same features), whichever is read first."""
+    text = "Never format Python with black"
+    seed(
+        [
+            record(uid(1), text, "convention", 0.8, EARLIER),
+            record(uid(2), text, "anti_pattern", 0.8, EARLIER),  # (another type: no merge)
+        ]
+    )
+    _set_every_column(lambda i, _: encode_for(text) if i == 0 else None)
+    done = dream("--auto")
+    assert done.returncode == 0, done.stderr
+    assert _column(uid(1)) == _column(uid(2)) == encode_for(text)
 
 
 def test_plan_does_not_store_features(dream, seed):

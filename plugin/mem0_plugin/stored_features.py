@@ -86,12 +86,21 @@ def _encoded_by(pool, texts: Sequence[str]) -> Iterator[str | None]:
 
 def decode_for(value: object, text: str) -> TextFeatures | None:
     """The features stored in `value` if they are valid for `text` under the current rules."""
+    return decode(value) if is_valid_for(value, text) else None  # type: ignore[arg-type]
+
+
+def is_valid_for(value: object, text: str) -> bool:
+    """Whether `value` holds features stored for `text` under the current rules (cheap: the
+    decoding itself, `decode`, can wait until they are read)."""
     if not isinstance(value, str) or not value.startswith(_TAG + _FIELD):
-        return None
-    fields = value.split(_FIELD)
-    if len(fields) != 9 or fields[1] != text_checksum(text) or fields[2] not in ("", "1"):
-        return None
-    _, _, negated, sig, qualifiers, literals, names, values, frame = fields
+        return False
+    fields = value.split(_FIELD, 3)
+    return len(fields) == 4 and fields[1] == text_checksum(text) and fields[2] in ("", "1") and value.count(_FIELD) == 8
+
+
+def decode(value: str) -> TextFeatures:
+    """The features of a value `is_valid_for` accepted."""
+    _, _, negated, sig, qualifiers, literals, names, values, frame = value.split(_FIELD)
     literal_set = _split(literals)
     return TextFeatures(
         sig=_split(sig),

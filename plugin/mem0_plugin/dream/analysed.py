@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import InvalidInputError
@@ -18,10 +19,21 @@ class AnalysedMemory:
     and its id and type (`Memory.type`) read once: the rules read them at every step."""
 
     memory: Memory
-    features: TextFeatures
+    _features: TextFeatures | Callable[[], TextFeatures] = field(compare=False)  # or how to decode them
     created: datetime | None
     id: str
     type: str
+
+    @property
+    def features(self) -> TextFeatures:
+        """The text's features. A stored column (`stored_features`) is decoded when they are
+        first read: most are read while the type groups are analysed, on two processes for a
+        large project (docs/dream.md, "On two processes"), so each process decodes its own."""
+        features = self._features
+        if not isinstance(features, TextFeatures):
+            features = features()
+            object.__setattr__(self, "_features", features)
+        return features
 
     @property
     def newest_first_key(self) -> tuple[int, float, str]:
@@ -36,16 +48,24 @@ class AnalysedMemory:
         return (micros, self.id)
 
 
-def analysed(memory: Memory, cache: dict[str, TextFeatures] | None = None) -> AnalysedMemory:
-    """`memory` with its features (looked up in, and added to, `cache` when given) and creation time."""
-    features = cache.get(memory.memory) if cache is not None else None
+def analysed(
+    memory: Memory,
+    cache: dict[str, TextFeatures] | None = None,
+    stored: Mapping[str, Callable[[], TextFeatures]] | None = None,
+) -> AnalysedMemory:
+    """`memory` with its features and creation time. The features are looked up in `cache` (by
+    text), else in `stored` (by text, a function decoding the text's stored features, called
+    when they are first read: `AnalysedMemory.features`), else read from the text (and added
+    to `cache` when given)."""
+    text = memory.memory
+    features: TextFeatures | Callable[[], TextFeatures] | None = cache.get(text) if cache is not None else None
+    if features is None and stored is not None:
+        features = stored.get(text)
     if features is None:
-        features = text_features(memory.memory)
+        features = text_features(text)
         if cache is not None:
-            cache[memory.memory] = features
-    return AnalysedMemory(
-        memory=memory, features=features, created=parse_created(memory.created_at), id=memory.id, type=memory.type
-    )
+            cache[text] = features
+    return AnalysedMemory(memory, features, parse_created(memory.created_at), memory.id, memory.type)
 
 
 def parse_created(value: object) -> datetime | None:

@@ -97,22 +97,26 @@ def takes_part(memory: Memory) -> bool:
 
 
 def eligible(
-    memories: Iterable[Memory], progress: Progress | None = None, features: dict[str, TextFeatures] | None = None
+    memories: Iterable[Memory],
+    progress: Progress | None = None,
+    features: dict[str, TextFeatures] | None = None,
+    stored: Mapping[str, Callable[[], TextFeatures]] | None = None,
 ) -> list[AnalysedMemory]:
     """The memories that take part, analysed, sorted by id; ids seen twice are left out.
     `progress(done, total)`, if given, is told every `PROGRESS_EVERY` memories read (for a bar).
-    `features` maps texts to their features, as far as known (read from the store); the texts
-    read here are added to it. Identical texts (the duplicates dream exists for) are read once."""
+    `features` maps texts to their features, as far as known; the texts read here are added to
+    it. Identical texts (the duplicates dream exists for) are read once. `stored`: by text, how
+    to decode its stored features (`stored_features`), done only when they are read."""
     memories = list(memories)
     counts = Counter(m.id for m in memories)
     chosen = sorted((m for m in memories if counts[m.id] == 1 and takes_part(m)), key=lambda m: m.id)
     if features is None:
         features = {}
     if progress is None:
-        return [analysed(m, features) for m in chosen]
+        return [analysed(m, features, stored) for m in chosen]
     items = []
     for start in range(0, len(chosen), PROGRESS_EVERY):
-        items += [analysed(m, features) for m in chosen[start : start + PROGRESS_EVERY]]
+        items += [analysed(m, features, stored) for m in chosen[start : start + PROGRESS_EVERY]]
         progress(len(items), len(chosen))
     return items
 
@@ -148,6 +152,7 @@ def analyse(
     synthesis: bool = True,
     pairs: PairMemo | None = None,
     map_types: TypeMap | None = None,
+    items: Sequence[AnalysedMemory] | None = None,
 ) -> Plan:
     """Step 3's proposals for `memories` under `policy` as of `now` (see the module docstring).
     `vectors`: each memory's embedding by id, where known; with them, dream also finds the
@@ -159,11 +164,12 @@ def analyse(
     `pairs`: decisions about pairs remembered from earlier runs (`pair_memo`), a cache like
     `features`; this run's decisions are added to its `used`. `map_types(work, groups)`: runs
     `work` on each type group and returns the results in order (`parallel.on_two_processes`
-    spreads them over two processes); by default, one after the other here."""
+    spreads them over two processes); by default, one after the other here. `items`:
+    `eligible(memories)` when the caller already read them (`progress` then watches nothing)."""
     vectors = vectors or {}
     now = parse_timestamp(now, "now")
     policy = valid_entries(policy)  # what the plan records is what applied
-    items = eligible(memories, progress, features)
+    items = eligible(memories, progress, features) if items is None else items
     prunes = [p for p in (retention_prune(item, policy, now) for item in items) if p is not None]
     taken = {p.id for p in prunes}
     groups = _by_type(_without(items, taken))

@@ -11,11 +11,13 @@ stored features are read during analysis, and `--auto` stores those features for
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ..features import TextFeatures
 from ..filters import TRUE
@@ -24,8 +26,9 @@ from ..mem0_config import load_retention_policies
 from ..records import Memory
 from ..store import ReadMode, SqliteStore
 from ..store.rows import text_hash
-from ..stored_features import decode_for, encode
-from .analysis import analyse, collector_paused, takes_part
+from ..stored_features import decode, encode, is_valid_for
+from .analysed import AnalysedMemory
+from .analysis import analyse, collector_paused, eligible, takes_part
 from .pair_memo import PairMemo
 from .parallel import on_two_processes, worth_it
 from .plan import Plan
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from ..semantic import Semantic
 
 FETCH_PAGE_SIZE = 200
+T = TypeVar("T")
 
 Progress = Callable[[int, int], None]
 
@@ -54,7 +58,8 @@ class Fetched:
     """Step 2's result: the memories, and the features of their texts read from the store."""
 
     memories: list[Memory]
-    known_features: dict[str, TextFeatures]  # by text
+    stored_features: dict[str, str]  # by text: its valid stored features column, not decoded yet
+    decoders: Mapping[str, Callable[[], TextFeatures]]  # by text: `decode` of its column
     stored_ids: frozenset[str]  # the memories whose stored features are valid
 
 
@@ -64,7 +69,7 @@ class Prepared:
 
     plan: Plan
     fetched: Fetched = field(repr=False)
-    features: dict[str, TextFeatures] = field(repr=False)  # by text: stored ones and those read now
+    features: dict[str, TextFeatures] = field(repr=False)  # by text: those read now (no valid stored ones)
     new_vectors: int = 0  # vectors embedded for this plan (stored when the caller allowed it)
 
 
@@ -99,8 +104,8 @@ def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progre
 
 
 def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
-    """Decode the stored features valid for each memory's text (each distinct text once)."""
-    known: dict[str, TextFeatures] = {}
+    """The stored features column valid for each memory's text (each distinct text checked
+    once; decoded only when analysis reads them: `analysed.AnalysedMemory.features`)."""
     valid_value: dict[str, str] = {}  # by text
     stored_ids = set()
     for memory in memories:
@@ -111,11 +116,11 @@ def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
             if value == valid_value[text]:
                 stored_ids.add(memory.id)
             continue
-        features = decode_for(value, text)
-        if features is not None:
-            known[text], valid_value[text] = features, value
+        if is_valid_for(value, text):
+            valid_value[text] = value
             stored_ids.add(memory.id)
-    return Fetched(memories, known, frozenset(stored_ids))
+    decoders = {text: partial(decode, value) for text, value in valid_value.items()}
+    return Fetched(memories, valid_value, decoders, frozenset(stored_ids))
 
 
 def step3_analyse(
@@ -130,9 +135,11 @@ def step3_analyse(
     weekly_synthesis: bool = False,
     synthesis: bool = True,
     pairs: PairMemo | None = None,
+    items: list[AnalysedMemory] | None = None,
 ) -> Plan:
     """Step 3 (`analysis.analyse`); from `parallel.PARALLEL_FROM` memories on, the type groups
-    are analysed on two processes (the same plan)."""
+    are analysed on two processes (the same plan). `items`: `analysis.eligible(memories)`,
+    when the caller already has it."""
     return analyse(
         memories,
         policy,
@@ -147,22 +154,27 @@ def step3_analyse(
         synthesis=synthesis,
         pairs=pairs,
         map_types=on_two_processes if worth_it(len(memories)) else None,
+        items=items,
     )
 
 
 def fetch_vectors(
-    store: SqliteStore, memories: list[Memory], semantic: Semantic | None, *, store_new: bool
+    store: SqliteStore,
+    memories: list[Memory],
+    semantic: Semantic | None,
+    *,
+    store_new: bool,
+    stored: dict | None = None,
 ) -> tuple[dict, int]:
     """The vectors of the memories that take part: those stored for their text, and the rest
-    embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model."""
+    embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model.
+    `stored`: what `stored_vectors` already read for them."""
     if semantic is None or semantic.model_id is None or not memories:
         return {}, 0  # (the model itself loads only if something must be embedded)
     model = semantic.model_id
     assert model is not None
     user_id = memories[0].user_id
-    taking_part = [m for m in memories if takes_part(m)]
-    hashes = {m.id: text_hash(m.memory) for m in taking_part}  # the vectors of the texts read
-    vectors = store.vectors_of(user_id, model, [m.id for m in taking_part], hashes)
+    vectors = stored_vectors(store, memories, semantic) if stored is None else stored
     missing = [m for m in memories if m.id not in vectors and takes_part(m)]
     if missing:
         made = semantic.vectors_for(store, user_id, [m.memory for m in missing])
@@ -173,6 +185,39 @@ def fetch_vectors(
             with store.write() as writer:
                 writer.store_vectors(user_id, model, [(m.id, m.memory, v) for m, v in zip(missing, made)])
     return vectors, len(missing)
+
+
+def stored_vectors(store: SqliteStore, memories: list[Memory], semantic: Semantic | None) -> dict:
+    """The stored vectors of the memories that take part, for the texts read ({} without a model)."""
+    if semantic is None or semantic.model_id is None or not memories:
+        return {}
+    taking_part = [m for m in memories if takes_part(m)]
+    hashes = {m.id: text_hash(m.memory) for m in taking_part}  # the vectors of the texts read
+    return store.vectors_of(memories[0].user_id, semantic.model_id, [m.id for m in taking_part], hashes)
+
+
+class _InBackground(Generic[T]):
+    """`work()` run on a thread while the caller goes on (`result()` waits for it, and raises
+    what it raised). Used for one read of the store while the caller computes without it."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._work = work
+        self._outcome: list[tuple[T | None, BaseException | None]] = []
+        self._thread = threading.Thread(target=self._run, name="mem0-dream-read", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._outcome.append((self._work(), None))
+        except BaseException as error:  # handed to the caller by result()
+            self._outcome.append((None, error))
+
+    def result(self) -> T:
+        self._thread.join()
+        value, error = self._outcome[0]
+        if error is not None:
+            raise error
+        return value  # type: ignore[return-value]  # (set when no error was)
 
 
 def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | None, ids: list[str]) -> int:
@@ -251,20 +296,28 @@ def prepare_plan(
     load_model_if_needed(store, identity, semantic)
     with collector_paused():  # fetch builds a record per memory too
         fetched = fetch_with_features(store, identity, progress)
-        vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors)
-        features = dict(fetched.known_features)
+        features: dict[str, TextFeatures] = {}  # the texts read now (those without valid stored features)
+        # the stored vectors are read while the memories are analysed: SQLite lets go of the
+        # interpreter lock while it reads (docs/dream.md, "Step 3: analyse"); nothing else
+        # touches the store meanwhile
+        reading = _InBackground(partial(stored_vectors, store, fetched.memories, semantic))
+        items = eligible(fetched.memories, analysis_progress, features, fetched.decoders)
+        vectors, embedded = fetch_vectors(
+            store, fetched.memories, semantic, store_new=store_vectors, stored=reading.result()
+        )
         plan = step3_analyse(
             fetched.memories,
             policy,
             source,
             identity,
             now,
-            analysis_progress,
+            None,
             features,
             vectors,
             weekly_synthesis,
             synthesis,
             pairs,
+            items=items,
         )
     return Prepared(plan, fetched, features, embedded)
 
@@ -274,11 +327,14 @@ def store_new_features(store: SqliteStore, prepared: Prepared) -> int:
     transaction; a cache, not a change of any memory). Returns how many rows took one."""
     values = []
     for memory in prepared.fetched.memories:
-        features = prepared.features.get(memory.memory)
-        if features is not None and memory.id not in prepared.fetched.stored_ids:
-            value = encode(features, memory.memory)
-            if value is not None:
-                values.append((memory.id, memory.memory, value))
+        if memory.id in prepared.fetched.stored_ids:
+            continue
+        value = prepared.fetched.stored_features.get(memory.memory)  # another memory's, of the same text
+        if value is None:
+            features = prepared.features.get(memory.memory)
+            value = encode(features, memory.memory) if features is not None else None
+        if value is not None:
+            values.append((memory.id, memory.memory, value))
     if not values:
         return 0
     with store.write() as writer:
