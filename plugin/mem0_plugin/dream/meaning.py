@@ -117,6 +117,11 @@ def _says_no(lowered: str, plain: bool) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 14)  # (literals recur across a project's texts: paths, identifiers)
+def _words_of(value: str) -> frozenset[str]:
+    return frozenset(words(value))
+
+
 class Reading:
     """What the pair rules read in one text: its features (`features.TextFeatures`, stored with
     the memory) plus what only these rules need (prohibitions, change markers, literal kinds,
@@ -181,8 +186,8 @@ class Reading:
     def content(self) -> frozenset[str]:
         """The significant words outside literals, weak words removed."""
         if self._content is None:
-            literal_words = {w for value in self.features.literals for w in words(value)}
-            self._content = frozenset(self.features.sig - literal_words - WEAK_WORDS)
+            literal_words = frozenset().union(*map(_words_of, self.features.literals))
+            self._content = self.features.sig - literal_words - WEAK_WORDS
         return self._content
 
     @property
@@ -195,7 +200,7 @@ class Reading:
     def stems(self) -> frozenset[str]:
         """The first four letters of each token of four or more."""
         if self._stems is None:
-            self._stems = frozenset(t[:4] for t in self.tokens if len(t) >= 4)
+            self._stems = frozenset([t[:4] for t in self.tokens if len(t) >= 4])
         return self._stems
 
     @property
@@ -373,6 +378,7 @@ _VERSION_VALUE = re.compile(r"v?\d+(?:\.\d+)+|v\d+")
 _NUMBER_VALUE = re.compile(r"\d+(?:[,:]\d+)*")
 
 
+@lru_cache(maxsize=1 << 14)  # (the same paths and identifiers recur across a project's texts)
 def kind_of(value: str) -> str:
     """The kind of one literal value as `features` normalised it (lower-cased, quotes and
     outer punctuation stripped): what its characters say, without reading the text again."""
@@ -397,7 +403,7 @@ def kind_of(value: str) -> str:
 # A number with its unit written on it ("30s", "10MB", "2x", "上限是10MB", "250m" CPU, "512Mi"): `features` reads no
 # number there (no word boundary), so "timeout 30s" / "timeout 45s" would differ in nothing.
 # "502s" (HTTP statuses in the plural) is no duration: 100-599 with "s" is left out.
-_DIGIT = re.compile(r"\d")
+_DIGIT_AND_LETTER = re.compile(r"\d[A-Za-z]")
 _UNIT_NUMBER = re.compile(
     r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)(ms|s|sec|secs|m|min|mins|h|hrs?|d|kb|mb|gb|tb|ki|mi|gi|k|x)(?![0-9A-Za-z_])",
     re.IGNORECASE,
@@ -405,7 +411,7 @@ _UNIT_NUMBER = re.compile(
 
 
 def unit_numbers(text: str) -> frozenset[str]:
-    if _DIGIT.search(text) is None:
+    if _DIGIT_AND_LETTER.search(text) is None:  # (a unit is written on its number: most texts have none)
         return frozenset()
     return frozenset(
         (number + unit).lower()
@@ -457,21 +463,24 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
 def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
     """Whether two texts hold different values of one kind: a value only one holds as a literal
     counts unless the other text writes it too (`echoed`)."""
-    return values_a != values_b and any(_unwritten(values_a, values_b, a, b))
+    if values_a == values_b:
+        return False
+    return _holds_unwritten(values_a, values_b, b) or _holds_unwritten(values_b, values_a, a)
 
 
 def _replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
     """Each text holds a value of the kind that the other does not write: a value replaced, not
     one added ("at most 300KB" / "one image at most 300KB")."""
-    return all(_unwritten(values_a, values_b, a, b))
+    return _holds_unwritten(values_a, values_b, b) and _holds_unwritten(values_b, values_a, a)
 
 
-def _unwritten(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> tuple[bool, bool]:
-    """Whether `a` holds a value `b` does not write, and whether `b` holds one `a` does not."""
-    return (
-        any(not echoed(v, b) for v in values_a - values_b),
-        any(not echoed(v, a) for v in values_b - values_a),
-    )
+def _holds_unwritten(values: frozenset[str], others: frozenset[str], other: Reading) -> bool:
+    """Whether one of `values` is neither among the other text's `others` nor written in it.
+    (A loop, not `any()` over a generator: this runs for most candidate pairs.)"""
+    for value in values:
+        if value not in others and not echoed(value, other):
+            return True
+    return False
 
 
 def echoed(value: str, other: Reading) -> bool:
@@ -938,13 +947,12 @@ def relation(
     could_merge = cosine >= LOW_MERGE_COSINE
     if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
         return None  # below merging, only a flip or a marked change can make a conflict
-    overlap = containment(a, b)
-    if not could_merge and overlap < MIN_SUBJECT_OVERLAP:
+    if not could_merge and containment(a, b) < MIN_SUBJECT_OVERLAP:
         return None
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
-    if (_identifier_differs(replaced, a, b, flipped and not event) or _named_apart(a, b)) and not marked:
+    if not marked and (_identifier_differs(replaced, a, b, flipped and not event) or _named_apart(a, b)):
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
     same_conditions = not adds_condition(a, b, cosine)
     moved = marked and moved_away(a, b)
@@ -962,15 +970,16 @@ def relation(
         and not scoped_apart(a, b, marked)
     ):
         return "merge"
-    if event or cosine < CONFLICT_COSINE or overlap < MIN_SUBJECT_OVERLAP or not same_conditions:
+    if event or cosine < CONFLICT_COSINE or not same_conditions:
         return None
     values = [kind for kind in values if _replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b)]
     contradicts = (
         values
         and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
-    if not contradicts or subject_swapped(a, b):  # (the costliest check last)
-        return None  # subject swapped: another thing's value, not this one's
+    # (the subject's overlap only once a contradiction is found: most pairs have none)
+    if not contradicts or containment(a, b) < MIN_SUBJECT_OVERLAP or subject_swapped(a, b):
+        return None  # another subject, or the subject swapped: another thing's value, not this one's
     if values and not marked and swapped_words(a, b):
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
     if values == ["code"] and a.negated and b.negated and not (marked or flipped):
@@ -1107,10 +1116,13 @@ _ASIDE = re.compile(r"\([^()]*\)")
 # Where a text that names no environment is about: production, or a developer's machine, so
 # only these others set one text apart from a text that names none.
 _SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta", "preview"})
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 def environments(r: Reading) -> frozenset[str]:
     """The deployment environments the text names (staging, production, local, CI …)."""
+    if r.plain and _ENVIRONMENT.search(r.lowered) is None:
+        return _NO_NAMES  # (most texts name none; cutting literals and asides out finds no word the whole text lacks)
     lowered = _without_literals(r.lowered, " ")
     lowered = _ASIDE.sub(" ", lowered) if "(" in lowered else lowered  # "… in local builds (enabled: !ENV CI)"
     found = {_ENVIRONMENT_WORDS[m.group()] for m in _ENVIRONMENT.finditer(lowered)}
@@ -1175,7 +1187,7 @@ def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     if changed:
         lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
     lowered = _without_literals(lowered, " 0 ")  # a URL, path or code is one value, whatever its words
-    return tuple(word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered))
+    return tuple([word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered)])
 
 
 def subject_swapped(a: Reading, b: Reading) -> bool:
