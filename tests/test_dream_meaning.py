@@ -952,3 +952,57 @@ def test_every_platform_word_is_read():
     assert platforms("the ipados build ships a split view") == {"ios", "mobile"}
     assert platforms("web checkout and the mobile apps") == {"web", "mobile"}
     assert platforms("`ios/Podfile` pins the pods") == frozenset()  # a path is no platform
+
+
+PROHIBITIONS = [
+    "We prefer Postgres over MySQL for the ledger",
+    "Chose Vitest over Jest",
+    "Use pnpm rather than npm",
+    "Call the helper instead",
+    "Raw SQL in handlers is forbidden",
+    "Moment.js is banned",
+    "Floats for money are prohibited",
+    "Force pushes are disallowed on main",
+    "Global state is discouraged",
+    "DynamoDB was rejected for the ledger",
+    "Kafka is ruled out",
+    "Direct DB writes are not allowed",
+    "Handlers must not block",
+    "Tests should not hit the network",
+    "The team avoids ORMs",
+    "Feature flags are off-limits in the core",
+    "Singletons are an anti-pattern here",
+    "Mocking the store is a bad idea",
+    "Telemetry is turned off",
+    "Keep the cache off in tests",
+]
+
+
+@pytest.mark.parametrize("text", PROHIBITIONS)
+def test_every_english_prohibition_passes_its_quick_look(text):
+    """`_says_no` looks for one of a few words (`_PROHIBITION_HINT`) before running the
+    prohibition pattern: each kind of prohibition the pattern reads holds one of them."""
+    from mem0_plugin.dream import meaning
+
+    lowered = text.lower()
+    assert meaning._PROHIBITION_ASCII.search(lowered), text
+    assert meaning._PROHIBITION_HINT.search(lowered), text
+    assert reading(text).negated, text
+
+
+def test_the_quick_looks_miss_nothing_the_patterns_find_on_the_labelled_set():
+    """Every quick look before a pattern (prohibitions, environments, unit numbers, switches)
+    passes wherever the pattern itself finds something, on every text of the labelled set."""
+    from pathlib import Path
+
+    from mem0_plugin.dream import meaning
+
+    data = json.loads((Path(__file__).parent / "data" / "dev_set.json").read_text(encoding="utf-8"))
+    for memory in data["memories"]:
+        lowered = memory["text"].lower()
+        if meaning._PROHIBITION_ASCII.search(lowered):
+            assert meaning._PROHIBITION_HINT.search(lowered), memory["key"]
+        if meaning._UNIT_NUMBER.search(memory["text"]):
+            assert meaning._DIGIT_AND_LETTER.search(memory["text"]), memory["key"]
+        if meaning._ASSIGNED_SWITCH.search(memory["text"]):
+            assert meaning._SWITCH_VALUE.search(memory["text"]), memory["key"]

@@ -51,6 +51,11 @@ _CHANGE_OTHER = (
 )
 # English texts (most) are searched, lower-cased, for the English words only.
 _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
+# A word each English prohibition above holds (its quick look: "over", "instead", "off" …)
+_PROHIBITION_HINT = re.compile(
+    "over|rather than|instead|forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|"
+    "not allowed|must not|should not|avoid|off|anti-pattern|bad idea"
+)
 # "X ではなく Y" is Japanese for "Y rather than X"; "Y вместо X", "X の代わりに Y": "Y instead of X".
 _PROHIBITION_ANY = re.compile(
     _PROHIBITION_EN + r"|禁止|不要|不得|不允许|代替|禁じ|ではなく|じゃなく|代わりに|вместо|запрещ|нельзя"
@@ -112,9 +117,9 @@ _TYPOGRAPHIC = str.maketrans(
 def _says_no(lowered: str, plain: bool) -> bool:
     """A prohibition, or a negation in Chinese, Japanese or Russian: what a text's reading adds
     to the English negation words `features` finds (`Reading.negated`)."""
-    return (_PROHIBITION_ASCII if plain else _PROHIBITION_ANY).search(lowered) is not None or (
-        not plain and _FOREIGN_NEGATION.search(lowered) is not None
-    )
+    if plain:  # (most English texts hold none of the words a prohibition needs: a quick look first)
+        return _PROHIBITION_HINT.search(lowered) is not None and _PROHIBITION_ASCII.search(lowered) is not None
+    return _PROHIBITION_ANY.search(lowered) is not None or _FOREIGN_NEGATION.search(lowered) is not None
 
 
 @lru_cache(maxsize=1 << 14)  # (literals recur across a project's texts: paths, identifiers)
@@ -420,8 +425,14 @@ def unit_numbers(text: str) -> frozenset[str]:
     )
 
 
+_NO_KINDS: dict[str, frozenset[str]] = {}
+
+
 def _kinds_of(text: str, features: TextFeatures, units: frozenset[str]) -> dict[str, frozenset[str]]:
     if text.isascii():
+        literals = features.literals
+        if not units and len(literals) <= 1:  # (most texts: one literal or none)
+            return {kind_of(value): literals for value in literals} if literals else _NO_KINDS  # (read only)
         grouped: dict[str, set[str]] = {}
         for value in features.literals:
             grouped.setdefault(kind_of(value), set()).add(value)
@@ -585,6 +596,7 @@ _ASSIGNED_SWITCH = re.compile(
     r"(?<![\w.-])([a-z_][\w.-]*)\s*[=:]\s*(true|false|on|off|yes|no|enabled|disabled)\b", re.IGNORECASE
 )
 _SWITCH_ON = frozenset({"true", "on", "yes", "enabled"})
+_SWITCH_VALUE = re.compile(r"[=:]\s*(?:true|false|on|off|yes|no|enabled|disabled)\b", re.IGNORECASE)  # a quick look
 
 
 def switched(a: Reading, b: Reading) -> bool:
@@ -598,8 +610,8 @@ def switched(a: Reading, b: Reading) -> bool:
 
 
 def _switches(text: str) -> dict[str, bool]:
-    if "=" not in text and ":" not in text:
-        return {}
+    if ("=" not in text and ":" not in text) or _SWITCH_VALUE.search(text) is None:
+        return {}  # (most texts set nothing on or off)
     return {m.group(1).lower(): m.group(2).lower() in _SWITCH_ON for m in _ASSIGNED_SWITCH.finditer(text)}
 
 
@@ -896,7 +908,10 @@ def compound_swapped(a: Reading, b: Reading) -> bool:
     """Each text has a hyphenated name the other has not, both of one family (the same first
     part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
     name written apart in the other text ("the mock upstream") is the same name."""
-    compounds_a, compounds_b = a.compounds, b.compounds
+    compounds_a = a.compounds
+    if not compounds_a:
+        return False
+    compounds_b = b.compounds
     only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
     if not (only_a and only_b):
         return False
@@ -956,6 +971,7 @@ def relation(
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
     same_conditions = not adds_condition(a, b, cosine)
     moved = marked and moved_away(a, b)
+    swaps: list[tuple[str, str]] | None = None  # `swapped_words`, once read
     if (
         could_merge
         and not moved
@@ -965,7 +981,7 @@ def relation(
         and (cosine >= MERGE_COSINE or shared_evidence(a, b))
         and _one_holds_all(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
-        and not swapped_words(a, b)
+        and not (swaps := swapped_words(a, b))
         and not narrowed(a, b)
         and not scoped_apart(a, b, marked)
     ):
@@ -978,9 +994,13 @@ def relation(
         and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
     # (the subject's overlap only once a contradiction is found: most pairs have none)
-    if not contradicts or containment(a, b) < MIN_SUBJECT_OVERLAP or subject_swapped(a, b):
-        return None  # another subject, or the subject swapped: another thing's value, not this one's
-    if values and not marked and swapped_words(a, b):
+    if not contradicts or containment(a, b) < MIN_SUBJECT_OVERLAP:
+        return None  # another subject
+    if swaps is None:
+        swaps = swapped_words(a, b)  # (once per pair: the merge checks may have read them)
+    if subject_swapped(a, b, swaps):
+        return None  # the subject swapped: another thing's value, not this one's
+    if values and not marked and swaps:
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
     if values == ["code"] and a.negated and b.negated and not (marked or flipped):
         return None  # two prohibitions of two things both hold: "never X in the hot path" / "never Y …"
@@ -1061,17 +1081,18 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     differing = [(x, y) for x, y in zip(left, right) if x != y]
     if not differing or len(differing) > max(1, len(left) // 3):
         return []
-    for x, y in differing:
-        if canonical(fold_plural(x)) == canonical(fold_plural(y)) or x in WEAK_WORDS or y in WEAK_WORDS:
-            return []
-        if fold_plural(y) in NAME_ALIASES.get(fold_plural(x), ()):  # one tool's two names: "Postgres" / "PostgreSQL"
+    for x, y in differing:  # (any of these makes it no swap: the cheapest first)
+        if x in WEAK_WORDS or y in WEAK_WORDS or not (x.isalpha() and y.isalpha()):
             return []
         if x in right or y in left:
             return []  # a word moved, not swapped: "the registry is at …" / "the registry URL is …"
-        if _HIRAGANA.search(x) or _HIRAGANA.search(y):
-            return []  # Japanese particles and endings ("250m にする" / "100m とする"): no content word
-        if not (x.isalpha() and y.isalpha()):
+        folded_x, folded_y = fold_plural(x), fold_plural(y)
+        if canonical(folded_x) == canonical(folded_y):
             return []
+        if folded_y in NAME_ALIASES.get(folded_x, ()):  # one tool's two names: "Postgres" / "PostgreSQL"
+            return []
+        if not (x.isascii() and y.isascii()) and (_HIRAGANA.search(x) or _HIRAGANA.search(y)):
+            return []  # Japanese particles and endings ("250m にする" / "100m とする"): no content word
     return differing
 
 
@@ -1190,13 +1211,14 @@ def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     return tuple([word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered)])
 
 
-def subject_swapped(a: Reading, b: Reading) -> bool:
+def subject_swapped(a: Reading, b: Reading, swaps: list[tuple[str, str]] | None = None) -> bool:
     """The same sentence about another thing (`swapped_words`) where no swapped word names a
     tool: "Bob owns …" is not "Alice owns …", "staging models are materialized as views" is
     not "marts models … as tables", while "… to Vercel" / "… to ECS" is a choice of tool (a
     conflict's business). Neither a merge nor a conflict: a judge's question (docs/dream.md,
     "Candidates")."""
-    swaps = swapped_words(a, b)
+    if swaps is None:
+        swaps = swapped_words(a, b)
     if not swaps:
         return False
     named = a.folded_names | b.folded_names
