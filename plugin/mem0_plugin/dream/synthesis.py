@@ -178,6 +178,7 @@ class _Closeness:
     def __init__(self, vectors: Vectors | None) -> None:
         self.vectors = vectors
         self._cosines: dict[tuple[str, str], float] = {}
+        self._float32: dict[str, np.ndarray] = {}  # each vector as float32 once (stored float16)
 
     def __call__(self, a: AnalysedMemory, b: AnalysedMemory) -> float:
         if self.vectors is None:
@@ -185,9 +186,15 @@ class _Closeness:
         key = (a.id, b.id) if a.id < b.id else (b.id, a.id)
         cosine = self._cosines.get(key)
         if cosine is None:
-            first, second = (self.vectors[m.id].astype("float32", copy=False) for m in (a, b))  # (stored float16)
-            cosine = self._cosines[key] = float(first @ second)
+            cosine = self._cosines[key] = float(self._vector(a.id) @ self._vector(b.id))
         return cosine
+
+    def _vector(self, memory_id: str) -> np.ndarray:
+        vector = self._float32.get(memory_id)
+        if vector is None:
+            assert self.vectors is not None
+            vector = self._float32[memory_id] = self.vectors[memory_id].astype("float32", copy=False)
+        return vector
 
     def close(self, a: AnalysedMemory, b: AnalysedMemory) -> bool:
         if self.vectors is not None:
