@@ -637,6 +637,51 @@ def item(text: str, day: int, type_: str = "decision"):
             0.85,
             None,
         ),
+        # a generic word ("service") in a swapped place leaves the other swaps to tell: another subject
+        (
+            "Query API exposes Prometheus metrics on :9101/metrics.",
+            "Ingest service exposes Prometheus metrics on :9100/metrics.",
+            0.80,
+            None,
+        ),
+        # "we turn off X" says no to X as "X is disabled" does: one statement
+        (
+            "In the dev flavor we turn off Crashlytics collection with setCrashlyticsCollectionEnabled(false), "
+            "to keep local crashes out of the console.",
+            "Crashlytics collection is disabled in the dev flavor (setCrashlyticsCollectionEnabled(false)) so "
+            "local crashes don't pollute the dashboard.",
+            0.79,
+            "merge",
+        ),
+        # "additionally" adds to what the other says, as "also" does
+        (
+            "Atlantis apply requires an approving review (apply_requirements: [approved]) in atlantis.yaml.",
+            "For the prod project Atlantis additionally requires the PR to be mergeable "
+            "(apply_requirements: [approved, mergeable]).",
+            0.68,
+            None,
+        ),
+        # a version with letters in it is one version: Unity's 2022.3.21f1 replaced by 2022.3.45f1 is
+        # no merge (their Russian words share too little for a conflict: a judge's question)
+        (
+            "Версия редактора (ProjectSettings/ProjectVersion.txt): 2022.3.21f1.",
+            "Перешли на редактор 2022.3.45f1, ProjectVersion.txt обновлён.",
+            0.81,
+            None,
+        ),
+        (
+            "The Unity editor version is 2022.3.21f1 (ProjectSettings/ProjectVersion.txt).",
+            "The Unity editor version is 2022.3.45f1 now (ProjectSettings/ProjectVersion.txt).",
+            0.95,
+            "conflict",
+        ),
+        # a path and a value both differ, unmarked: each path has its own value
+        (
+            "CloudFront default_ttl for the /static/* behavior is 86400.",
+            "CloudFront default_ttl for the /api/* behavior is 0 (no caching, all headers forwarded).",
+            0.87,
+            None,
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
@@ -975,6 +1020,7 @@ PROHIBITIONS = [
     "Mocking the store is a bad idea",
     "Telemetry is turned off",
     "Keep the cache off in tests",
+    "We turn off Crashlytics in the dev flavor",
 ]
 
 

@@ -36,7 +36,7 @@ _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"avoids|avoided|avoiding|"
-    r"off-limits|anti-pattern|bad idea)\b|\b(?:turned|switched|keep|kept|set|is|are|was|stays?)\s+"
+    r"off-limits|anti-pattern|bad idea)\b|\b(?:turns?|turned|switch|switches|switched|keeps?|kept|set|is|are|was|stays?)\s+"
     r"(?:[\w/.+-]+\s+){0,2}off\b"
 )
 _CHANGE_EN = (
@@ -142,6 +142,7 @@ class Reading:
         "_folded_names",
         "_frame",
         "_kinds",
+        "_lettered",
         "_names",
         "_platforms",
         "_stems",
@@ -172,6 +173,7 @@ class Reading:
         self._tokens: frozenset[str] | None = None
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
+        self._lettered: frozenset[str] | None = None
         self._names: frozenset[str] | None = None
         self._folded_names: frozenset[str] | None = None
         self._frame: tuple[str, ...] | None = None
@@ -231,9 +233,16 @@ class Reading:
         return self._units
 
     @property
+    def lettered_versions(self) -> frozenset[str]:
+        """Its versions with letters in them ("2022.3.21f1"), which `features` reads cut short."""
+        if self._lettered is None:
+            self._lettered = lettered_versions(self.text)
+        return self._lettered
+
+    @property
     def kinds(self) -> dict[str, frozenset[str]]:
         if self._kinds is None:
-            self._kinds = _kinds_of(self.text, self.features, self.units)
+            self._kinds = _kinds_of(self.text, self.features, self.units, self.lettered_versions)
         return self._kinds
 
     @property
@@ -428,7 +437,29 @@ def unit_numbers(text: str) -> frozenset[str]:
 _NO_KINDS: dict[str, frozenset[str]] = {}
 
 
-def _kinds_of(text: str, features: TextFeatures, units: frozenset[str]) -> dict[str, frozenset[str]]:
+def _kinds_of(
+    text: str, features: TextFeatures, units: frozenset[str], lettered: frozenset[str]
+) -> dict[str, frozenset[str]]:
+    kinds = _literal_kinds(text, features, units)
+    if not lettered:
+        return kinds
+    # "2022.3.21f1" is read as "2022.3" by `features`: the whole version, so that another is a replaced one
+    versions = {v for v in kinds.get("version", ()) if not any(full.startswith(v) for full in lettered)}
+    return {**kinds, "version": frozenset(versions | lettered)}
+
+
+def lettered_versions(text: str) -> frozenset[str]:
+    """The versions with letters after their numbers (`_LETTERED_VERSION`), lower-cased."""
+    if _DIGIT_AND_LETTER.search(text) is None:
+        return _NO_NAMES  # (most texts)
+    return frozenset(v.lower() for v in _LETTERED_VERSION.findall(text))
+
+
+# A version with letters after its numbers: Unity's "2022.3.21f1", Python's "3.13.0rc1" and "3.0b2".
+_LETTERED_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+[a-z]+\d*(?!\w|\.\w)", re.IGNORECASE)
+
+
+def _literal_kinds(text: str, features: TextFeatures, units: frozenset[str]) -> dict[str, frozenset[str]]:
     if text.isascii():
         literals = features.literals
         if not units and len(literals) <= 1:  # (most texts: one literal or none)
@@ -466,6 +497,7 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         and b.plain
         and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
         and not (a.units and b.units)
+        and not (a.lettered_versions or b.lettered_versions)
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if _differ(a.kinds[kind], b.kinds[kind], a, b)]
@@ -730,7 +762,7 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
 # Words that restrict a statement: when one text has one and the other none, the first adds a
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how
 # a reworded fact is often phrased, so they only count below `SOFT_CONDITION_COSINE`.
-CONDITION_WORDS = frozenset("if unless only except also".split())
+CONDITION_WORDS = frozenset("if unless only except also additionally".split())
 # an exception is never "stated in other words" by a text without one: "User prefers
 # table-driven tests in Go" does not say "except for fuzz tests" because it says "tests"
 EXCLUSION_WORDS = frozenset("unless except".split())
@@ -1002,6 +1034,8 @@ def relation(
         return None  # the subject swapped: another thing's value, not this one's
     if values and not marked and swaps:
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
+    if not marked and "path" in values and len(values) >= 2:
+        return None  # a path and another value both differ: each path's own value ("/static/*: 86400" / "/api/*: 0")
     if values == ["code"] and a.negated and b.negated and not (marked or flipped):
         return None  # two prohibitions of two things both hold: "never X in the hot path" / "never Y …"
     if scoped_apart(a, b, marked):
@@ -1073,16 +1107,21 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     "Bob owns the billing service" → [("alice", "bob")]; "The refunds service retries failed
     card refunds 3 times" / "The payouts service retries failed bank transfers 3 times" →
     three swaps. At most a third of the words may differ (else they are two sentences), and
-    a plural, a synonym of the predicate or a function word in any differing place makes it
-    a rewording: []. Numbers and identifiers are the literal rules' business."""
+    a plural or a synonym of the predicate in any differing place makes it a rewording: [].
+    A place where a generic word differs ("service", "app": `WEAK_WORDS`) is no swap of its
+    own, the other places tell ("Query API exposes …" / "Ingest service exposes …" → [("query",
+    "ingest")]). Numbers and identifiers are the literal rules' business."""
     left, right = a.frame, b.frame  # read once per text, not once per pair
     if len(left) != len(right) or len(left) < 3:
         return []
     differing = [(x, y) for x, y in zip(left, right) if x != y]
     if not differing or len(differing) > max(1, len(left) // 3):
         return []
+    swaps = []
     for x, y in differing:  # (any of these makes it no swap: the cheapest first)
-        if x in WEAK_WORDS or y in WEAK_WORDS or not (x.isalpha() and y.isalpha()):
+        if x in WEAK_WORDS or y in WEAK_WORDS:
+            continue  # a generic word ("service", "app") says nothing: the other places tell
+        if not (x.isalpha() and y.isalpha()):
             return []
         if x in right or y in left:
             return []  # a word moved, not swapped: "the registry is at …" / "the registry URL is …"
@@ -1093,7 +1132,8 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
             return []
         if not (x.isascii() and y.isascii()) and (_HIRAGANA.search(x) or _HIRAGANA.search(y)):
             return []  # Japanese particles and endings ("250m にする" / "100m とする"): no content word
-    return differing
+        swaps.append((x, y))
+    return swaps
 
 
 # The environments a text is about, by one name each: a value in staging is not the value in
