@@ -1052,3 +1052,12 @@ def test_the_quick_looks_miss_nothing_the_patterns_find_on_the_labelled_set():
             assert meaning._DIGIT_AND_LETTER.search(memory["text"]), memory["key"]
         if meaning._ASSIGNED_SWITCH.search(memory["text"]):
             assert meaning._SWITCH_VALUE.search(memory["text"]), memory["key"]
+
+
+def test_a_version_with_letters_is_read_whole():
+    """The stored features cut "2022.3.21f1" to "2022.3"; the pair rules read the whole version,
+    and keep a version also written whole beside it."""
+    assert reading("Editor is 2022.3.21f1.").kinds["version"] == {"2022.3.21f1"}
+    assert reading("Python 3.13.0rc1 and v2.1b3").kinds["version"] == {"3.13.0rc1", "v2.1b3"}
+    assert reading("Upgraded Python from 3.13.0rc1 to 3.13.0").kinds["version"] == {"3.13.0rc1", "3.13.0"}
+    assert "version" not in reading("Timeouts are 30s and pods get 512Mi").kinds

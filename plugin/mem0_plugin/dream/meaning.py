@@ -443,8 +443,12 @@ def _kinds_of(
     kinds = _literal_kinds(text, features, units)
     if not lettered:
         return kinds
-    # "2022.3.21f1" is read as "2022.3" by `features`: the whole version, so that another is a replaced one
-    versions = {v for v in kinds.get("version", ()) if not any(full.startswith(v) for full in lettered)}
+    # "2022.3.21f1" is read as "2022.3" by `features`: the whole version, so that another is a replaced
+    # one (a version written whole besides stays: "from 3.13.0rc1 to 3.13.0")
+    lowered = text.lower()
+    versions = {
+        v for v in kinds.get("version", ()) if not any(full.startswith(v) for full in lettered) or _written(v, lowered)
+    }
     return {**kinds, "version": frozenset(versions | lettered)}
 
 
