@@ -435,6 +435,7 @@ def unit_numbers(text: str) -> frozenset[str]:
 
 
 _NO_KINDS: dict[str, frozenset[str]] = {}
+_NOTHING: frozenset[str] = frozenset()
 
 
 def _kinds_of(
@@ -455,7 +456,7 @@ def _kinds_of(
 def lettered_versions(text: str) -> frozenset[str]:
     """The versions with letters after their numbers (`_LETTERED_VERSION`), lower-cased."""
     if _DIGIT_AND_LETTER.search(text) is None:
-        return _NO_NAMES  # (most texts)
+        return _NOTHING  # (most texts)
     return frozenset(v.lower() for v in _LETTERED_VERSION.findall(text))
 
 
@@ -1181,13 +1182,12 @@ _ASIDE = re.compile(r"\([^()]*\)")
 # Where a text that names no environment is about: production, or a developer's machine, so
 # only these others set one text apart from a text that names none.
 _SIDE_ENVIRONMENTS = frozenset({"staging", "qa", "sandbox", "beta", "preview"})
-_NO_NAMES: frozenset[str] = frozenset()
 
 
 def environments(r: Reading) -> frozenset[str]:
     """The deployment environments the text names (staging, production, local, CI …)."""
     if r.plain and _ENVIRONMENT.search(r.lowered) is None:
-        return _NO_NAMES  # (most texts name none; cutting literals and asides out finds no word the whole text lacks)
+        return _NOTHING  # (most texts name none; cutting literals and asides out finds no word the whole text lacks)
     lowered = _without_literals(r.lowered, " ")
     lowered = _ASIDE.sub(" ", lowered) if "(" in lowered else lowered  # "… in local builds (enabled: !ENV CI)"
     found = {_ENVIRONMENT_WORDS[m.group()] for m in _ENVIRONMENT.finditer(lowered)}
