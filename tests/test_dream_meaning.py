@@ -675,6 +675,34 @@ def item(text: str, day: int, type_: str = "decision"):
             0.95,
             "conflict",
         ),
+        # a file's extension is no member of a module: "main.log" is not echoed by "renderer.log"
+        (
+            "Main process logs go through electron-log and land in userData/logs/main.log.",
+            "Renderer logs go through electron-log/renderer and land in userData/logs/renderer.log.",
+            0.71,
+            None,
+        ),
+        # "вместо" states a preference, as "instead of" does, not a change
+        (
+            "Для связи между серверами используем WireGuard (wg0), а не OpenVPN: модуль уже в ядре, конфиг проще.",
+            "Mesh между серверами сделали на WireGuard вместо OpenVPN — поддержка в ядре и конфиги короче.",
+            0.88,
+            "merge",
+        ),
+        # Japanese "やめた" (stopped doing) says no
+        (
+            "Alertmanager の通知は PagerDuty に加えて Slack #ops-alerts にも送る。",
+            "Slack #ops-alerts への通知はやめた。本番のアラートは PagerDuty のみ。",
+            0.80,
+            "conflict",
+        ),
+        # an aside in brackets is detail when sentences are lined up: another table, the same sentence
+        (
+            "companies has a FULLTEXT index on (name, domain) used by global search.",
+            "contacts has a FULLTEXT index on (first_name, last_name, email) used by global search.",
+            0.80,
+            None,
+        ),
         # a path and a value both differ, unmarked: each path has its own value
         (
             "CloudFront default_ttl for the /static/* behavior is 86400.",

@@ -28,7 +28,7 @@ from .analysed import AnalysedMemory
 
 # ("缺", lacking, is a negation as "without" is in English; "缺省" is "default")
 _FOREIGN_NEGATION = re.compile(
-    r"不|没有|别|禁止|勿|无需|缺(?!省)|关闭|禁用|無|しない|ない|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
+    r"不|没有|别|禁止|勿|无需|缺(?!省)|关闭|禁用|無|しない|ない|やめ|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
 )
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
@@ -77,7 +77,8 @@ _CHANGE_ANY = re.compile(_CHANGE_EN + "|" + _CHANGE_OTHER)
 _TURNED = r"\b(?:was|were|has been|have been) (?:turned|switched) (?:off|on)\b|\b(?:was|were) (?:disabled|enabled)\b"
 _SUPERSEDE_ASCII = re.compile(_TURNED + "|" + _CHANGE_EN)
 _SUPERSEDE_ANY = re.compile(_TURNED + "|" + _CHANGE_EN + "|" + _CHANGE_OTHER)
-_NOT_A_CHANGE = frozenset({"rather than", "instead of"})  # a preference: "return errors instead of panicking"
+# a preference: "return errors instead of panicking"; "сделали на WireGuard вместо OpenVPN"
+_NOT_A_CHANGE = frozenset({"rather than", "instead of", "вместо", "代わりに"})
 
 
 def change_marker(text: str) -> str | None:
@@ -556,7 +557,9 @@ _NUMBER_WORDS = dict(
 # File name endings: "config.yaml" is not echoed by "yaml".
 _EXTENSIONS = frozenset(
     "yaml yml json toml lock txt csv cfg ini env conf md rst html css scss py pyi rs go ts tsx js jsx mjs "
-    "java kt swift rb php sh bash zsh tf tfvars hcl sql ex exs erl dart proto xml gradle plist".split()
+    "java kt swift rb php sh bash zsh tf tfvars hcl sql ex exs erl dart proto xml gradle plist "
+    "log pid sock tmp bak sqlite pem crt key zip tar tgz png jpg jpeg svg pdf wasm vsix apk aab ipa dmg msi "
+    "vue svelte cpp hpp asset prefab unity".split()
 )
 
 
@@ -1252,6 +1255,8 @@ def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     if changed:
         lowered = (_CHANGE_ASCII if lowered.isascii() else _CHANGE_ANY).sub(" ", lowered)  # (the same on ASCII)
     lowered = _without_literals(lowered, " 0 ")  # a URL, path or code is one value, whatever its words
+    if "(" in lowered:
+        lowered = _ASIDE.sub(" ", lowered)  # an aside in brackets is detail: "(name, domain)" / "(email)"
     return tuple([word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered)])
 
 
