@@ -675,6 +675,22 @@ def item(text: str, day: int, type_: str = "decision"):
             0.95,
             "conflict",
         ),
+        # a quoted command's task of two words counts whole: two subcommands of one command group
+        (
+            "`pscale deploy-request deploy falcon <number>` applies an approved schema change to main.",
+            "`pscale deploy-request create falcon dev` opens the schema change from the dev branch for review.",
+            0.85,
+            None,
+        ),
+        # an unmarked value replaced where each text names a tool the other does not: each tool's own value
+        (
+            "`syft convert sbom.spdx.json -o cyclonedx-json` produces the CycloneDX copy the security team "
+            "uploads to Dependency-Track.",
+            "`syft convert sbom.spdx.json -o github-json` produces the payload we POST to GitHub's dependency "
+            "submission API.",
+            0.77,
+            None,
+        ),
         # a file's extension is no member of a module: "main.log" is not echoed by "renderer.log"
         (
             "Main process logs go through electron-log and land in userData/logs/main.log.",

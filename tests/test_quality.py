@@ -63,17 +63,18 @@ def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
     assert scores.protected_touched == 0
     # (merge recall: 0.74 on the 931 memories tuned longest; the slices written after the rules
     # bring the whole set down: slices 10 to 13, the most heavily reworded, to 0.61, slices 14
-    # to 17 to 0.58. Their projects have no habit, so every synthesis group found there counts
-    # as wrong (synthesis precision 0.45 before slices 14 to 17, 0.33 with them); slices 14 to
-    # 17 are half hard negatives (conflict precision 0.93 before them, 0.89 with them); their
-    # questions are often asked in another language than their answers: docs/quality.md)
-    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.58
+    # to 19 to 0.56. Their projects have no habit, so every synthesis group found there counts
+    # as wrong (synthesis precision 0.45 before slices 14 to 19, 0.31 with them); slices 14 to
+    # 19 are half hard negatives (conflict precision 0.93 before them, 0.89 with them); their
+    # questions are often asked in another language than their answers (hit@5 0.91 before
+    # slices 14 to 19, 0.88 with them): docs/quality.md)
+    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.55
     assert scores.conflict_precision >= 0.88 and scores.conflict_recall >= 0.62  # conflicts and supersedes together
     assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.66  # the marked pairs
     assert scores.winner_rate >= 0.95
     assert scores.synthesis_precision >= 0.3 and scores.synthesis_recall >= 0.55  # groups for a judge
     assert scores.synthesis_negatives_hit == 0
-    assert scores.hit_rate() >= 0.89 and scores.hit_rate("zh") >= 0.9 and scores.hit_rate("ru") >= 0.75
+    assert scores.hit_rate() >= 0.87 and scores.hit_rate("zh") >= 0.85 and scores.hit_rate("ru") >= 0.72
 
 
 def _plans_of_each_project(labelled_store, monkeypatch):

@@ -918,7 +918,8 @@ _COMMAND = re.compile(
 
 
 # Any program quoted with its task: "`fable-docs serve`", "`dagster dev`".
-_QUOTED_COMMAND = re.compile(r"`([a-z][\w.-]*)((?: (?:run|exec))?) ([a-z][\w:.-]*)")
+# A task of two words counts whole ("`pscale deploy-request deploy`" / "`… deploy-request create`").
+_QUOTED_COMMAND = re.compile(r"`([a-z][\w.-]*)((?: (?:run|exec))?) ([a-z][\w:.-]*(?: [a-z][\w:-]*(?=[` ]))?)")
 
 
 def _commands(lowered: str, names_a_program: bool) -> dict[str, str]:
@@ -1042,6 +1043,8 @@ def relation(
         return None  # the subject swapped: another thing's value, not this one's
     if values and not marked and swaps:
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
+    if values and not marked and tool_swapped(a, b):
+        return None  # each names a tool the other does not, each with its own value
     if not marked and "path" in values and len(values) >= 2:
         return None  # a path and another value both differ: each path's own value ("/static/*: 86400" / "/api/*: 0")
     if values == ["code"] and a.negated and b.negated and not (marked or flipped):
