@@ -7,10 +7,14 @@ embedder is the real default model, loaded from where a user's install has it.
 
 from __future__ import annotations
 
+import os
+import sqlite3
+from collections import Counter
 from functools import partial
 
 import labelled
 import pytest
+from filelock import FileLock
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
 
@@ -20,6 +24,36 @@ def labelled_store(tmp_path_factory):
     data = labelled.load()
     folder = tmp_path_factory.mktemp("labelled")
     return data, labelled.build_store(data, folder), folder
+
+
+@pytest.fixture(scope="module")
+def embedded_store(tmp_path_factory):
+    """The set in a store where every memory has its vector of the default model, a copy for
+    this module. Embedding the set takes about half a minute on 2 cores: under pytest-xdist
+    the workers of one run share one embedding, made by the first that needs it while the
+    others wait on a file lock (two at once took twice as long each)."""
+    data = labelled.load()
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:  # one process: nothing to share
+        shared = tmp_path_factory.mktemp("embedded-set")
+    else:
+        shared = tmp_path_factory.getbasetemp().parent / f"embedded-set-{run}"
+        shared.mkdir(exist_ok=True)
+    with FileLock(str(shared / "lock")):
+        if not (shared / "done").exists():
+            url = labelled.build_store(data, shared)
+            with pytest.MonkeyPatch.context() as patched, open_store(url) as store:
+                patched.delenv("MEM0_EMBEDDER", raising=False)
+                semantic = Semantic.from_home(shared)
+                assert semantic.model_id is not None, semantic.reason
+                semantic.backfill(store, labelled.USER)
+            (shared / "done").touch()
+    folder = tmp_path_factory.mktemp("embedded")
+    with sqlite3.connect(shared / "labelled.sqlite3") as source, sqlite3.connect(folder / "labelled.sqlite3") as copy:
+        source.backup(copy)
+    source.close()
+    copy.close()
+    return data, f"sqlite:///{folder}/labelled.sqlite3", folder
 
 
 def test_the_set_is_as_large_and_varied_as_promised():
@@ -50,12 +84,12 @@ def test_lexical_dream_and_search_figures(labelled_store, capsys):
     assert scores.synthesis_negatives_hit == 0
 
 
-def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
+def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     monkeypatch.delenv("MEM0_EMBEDDER")
-    data, url, folder = labelled_store
+    data, url, folder = embedded_store
     semantic = Semantic.from_home(folder)
-    with open_store(url) as store:  # embed the set once: dream and search then read the stored vectors
-        semantic.backfill(store, labelled.USER)
+    with open_store(url) as store:  # (embedded by the fixture: nothing is left to embed)
+        assert semantic.backfill(store, labelled.USER) == 0
     scores = labelled.score_search(data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic))
     with capsys.disabled():
         print("\n" + labelled.describe(scores, f"hybrid ({semantic.model_id})"))
@@ -77,17 +111,16 @@ def test_semantic_dream_and_search_figures(labelled_store, capsys, monkeypatch):
     assert scores.hit_rate() >= 0.87 and scores.hit_rate("zh") >= 0.85 and scores.hit_rate("ru") >= 0.72
 
 
-def _plans_of_each_project(labelled_store, monkeypatch):
+def _plans_of_each_project(embedded_store, monkeypatch):
     """(project, a function making its plan's JSON with `make_plan`'s extra arguments) over the
     labelled set, embedded with the real model."""
     from mem0_plugin.timeutil import parse_timestamp
 
     monkeypatch.delenv("MEM0_EMBEDDER")
-    data, url, folder = labelled_store
+    data, url, folder = embedded_store
     semantic = Semantic.from_home(folder)
     now = parse_timestamp(data["as_of"], "as_of")
     with open_store(url) as store:
-        semantic.backfill(store, labelled.USER)
         for project in labelled.projects(data):
             scope = labelled.identity(url, folder, project)
             yield project, partial(_plan_json, store, scope, now, semantic)
@@ -100,12 +133,12 @@ def _plan_json(store, scope, now, semantic, **extra) -> str:
     return plan_to_json(make_plan(store, scope, now, semantic=semantic, **extra))
 
 
-def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch):
+def test_remembered_pairs_change_no_plan_of_the_set(embedded_store, monkeypatch):
     """Every project's plan is the same whether its pairs are decided now or remembered
     (docs/dream.md, "Remembered pairs"), and a remembering run decides none."""
     from mem0_plugin.dream.pair_memo import PairMemo
 
-    for project, plan_of in _plans_of_each_project(labelled_store, monkeypatch):
+    for project, plan_of in _plans_of_each_project(embedded_store, monkeypatch):
         first = PairMemo()
         plan = plan_of(pairs=first)
         again = PairMemo(known=dict(first.used))
@@ -114,11 +147,18 @@ def test_remembered_pairs_change_no_plan_of_the_set(labelled_store, monkeypatch)
         assert first.decided > 0 and again.decided == 0, project
 
 
-def test_two_processes_give_every_project_the_same_plan(labelled_store, monkeypatch):
-    """The type groups analysed on two processes (dream/parallel.py) give the same plan."""
+def test_two_processes_give_the_largest_projects_the_same_plan(embedded_store, monkeypatch):
+    """The type groups analysed on two processes (dream/parallel.py) give the same plan, on the
+    eight largest projects of the set (each fork costs a second here: every project would take a
+    minute; `benchmarks/same_plan.py` compares whole plans at 10,000 and 100,000 memories)."""
     from mem0_plugin.dream import pipeline
 
-    for project, plan_of in _plans_of_each_project(labelled_store, monkeypatch):
+    data = embedded_store[0]
+    sizes = Counter(memory["project"] for memory in data["memories"])
+    largest = {project for project, _ in sizes.most_common(8)}
+    for project, plan_of in _plans_of_each_project(embedded_store, monkeypatch):
+        if project not in largest:
+            continue
         plan = plan_of()
         with monkeypatch.context() as patched:
             patched.setattr(pipeline, "worth_it", lambda count: True)
