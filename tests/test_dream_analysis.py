@@ -695,19 +695,3 @@ def test_a_text_with_a_nul_character_takes_part_in_nothing():
     plan = run([mem("a", "0", age=3), mem("b", "0\x00", age=2), mem("c", "Use Redis\x00", age=1)])
     assert plan.is_empty
     assert plan_from_json(plan_to_json(plan)) == plan
-
-
-def test_a_read_in_the_background_hands_back_its_value_or_its_error():
-    """The pipeline reads the stored vectors on a thread while it analyses the memories: the
-    caller gets what the read returned, or the error it raised (a lost store, a full disk) as
-    if it had read in the foreground."""
-    from mem0_plugin.dream.pipeline import _InBackground
-    from mem0_plugin.errors import StoreError
-
-    assert _InBackground(lambda: {"m1": 1}).result() == {"m1": 1}
-
-    def fails():
-        raise StoreError("database is locked")
-
-    with pytest.raises(StoreError, match="database is locked"):
-        _InBackground(fails).result()

@@ -922,6 +922,22 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     # (--auto stored the merged memory's vector: its source's, the draft being that text)
 
 
+def test_a_failed_read_of_the_stored_vectors_stops_the_plan_with_the_store_error(semantic_env, capsys):
+    """Dream reads the stored vectors on a thread while it prepares the memories
+    (docs/dream.md, "Step 2: fetch"): a read that fails there ends the run with the store's
+    error and exit code, as a read in the foreground does."""
+    import sqlite3
+
+    _add("Local Postgres listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
+    _add("Local Postgres listens on port 5433 now", "environmental", "2026-10-01T10:00:00+00:00")
+    assert memories_cli.main(["embed"]) == 0  # (nothing left to embed: no other read of vectors comes first)
+    with sqlite3.connect(semantic_env / "memories.sqlite3") as conn:  # another tool broke the table
+        conn.execute("ALTER TABLE vectors RENAME COLUMN vector TO vector_gone")
+    capsys.readouterr()
+    assert dream_cli.main(["--plan", "--now", "2026-11-30T00:00:00+00:00"]) == 6
+    assert capsys.readouterr().err == "mem0-dream: error: store read failed: no such column: v.vector\n"
+
+
 def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
     from mem0_plugin.cli import health_cli
 

@@ -11,13 +11,13 @@ stored features are read during analysis, and `--auto` stores those features for
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from ..features import TextFeatures
 from ..filters import TRUE
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from ..semantic import Semantic
 
 FETCH_PAGE_SIZE = 200
-T = TypeVar("T")
 
 Progress = Callable[[int, int], None]
 
@@ -196,30 +195,6 @@ def stored_vectors(store: SqliteStore, memories: list[Memory], semantic: Semanti
     return store.vectors_of(memories[0].user_id, semantic.model_id, [m.id for m in taking_part], hashes)
 
 
-class _InBackground(Generic[T]):
-    """`work()` run on a thread while the caller goes on (`result()` waits for it, and raises
-    what it raised). Used for one read of the store while the caller computes without it."""
-
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._work = work
-        self._outcome: list[tuple[T | None, BaseException | None]] = []
-        self._thread = threading.Thread(target=self._run, name="mem0-dream-read", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._outcome.append((self._work(), None))
-        except BaseException as error:  # handed to the caller by result()
-            self._outcome.append((None, error))
-
-    def result(self) -> T:
-        self._thread.join()
-        value, error = self._outcome[0]
-        if error is not None:
-            raise error
-        return value  # type: ignore[return-value]  # (set when no error was)
-
-
 def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | None, ids: list[str]) -> int:
     """After a run: store the vector of each memory it wrote (`ApplyOutcome.written`: a merge's
     text, a pattern), reused from another memory with the same text where there is one (a
@@ -300,11 +275,11 @@ def prepare_plan(
         # the stored vectors are read while the memories are analysed: SQLite lets go of the
         # interpreter lock while it reads (docs/dream.md, "Step 3: analyse"); nothing else
         # touches the store meanwhile
-        reading = _InBackground(partial(stored_vectors, store, fetched.memories, semantic))
-        items = eligible(fetched.memories, analysis_progress, features, fetched.decoders)
-        vectors, embedded = fetch_vectors(
-            store, fetched.memories, semantic, store_new=store_vectors, stored=reading.result()
-        )
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0-dream-read") as pool:
+            reading = pool.submit(stored_vectors, store, fetched.memories, semantic)
+            items = eligible(fetched.memories, analysis_progress, features, fetched.decoders)
+            stored = reading.result()  # (raises what the read raised)
+        vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors, stored=stored)
         plan = step3_analyse(
             fetched.memories,
             policy,
