@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterator, Sequence
+from typing import TypeGuard
 
 from .features import TextFeatures, text_features
 
@@ -86,10 +87,10 @@ def _encoded_by(pool, texts: Sequence[str]) -> Iterator[str | None]:
 
 def decode_for(value: object, text: str) -> TextFeatures | None:
     """The features stored in `value` if they are valid for `text` under the current rules."""
-    return decode(value) if is_valid_for(value, text) else None  # type: ignore[arg-type]
+    return decode(value) if is_valid_for(value, text) else None
 
 
-def is_valid_for(value: object, text: str) -> bool:
+def is_valid_for(value: object, text: str) -> TypeGuard[str]:
     """Whether `value` holds features stored for `text` under the current rules (cheap: the
     decoding itself, `decode`, can wait until they are read)."""
     if not isinstance(value, str) or not value.startswith(_TAG + _FIELD):

@@ -11,7 +11,7 @@ stored features are read during analysis, and `--auto` stores those features for
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -58,8 +58,11 @@ class Fetched:
 
     memories: list[Memory]
     stored_features: dict[str, str]  # by text: its valid stored features column, not decoded yet
-    decoders: Mapping[str, Callable[[], TextFeatures]]  # by text: `decode` of its column
     stored_ids: frozenset[str]  # the memories whose stored features are valid
+
+    def decoders(self) -> dict[str, Callable[[], TextFeatures]]:
+        """By text, `decode` of its stored column, to call when the features are first read."""
+        return {text: partial(decode, value) for text, value in self.stored_features.items()}
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,7 @@ def _with_features(memories: list[Memory], stored: dict[str, str]) -> Fetched:
         if is_valid_for(value, text):
             valid_value[text] = value
             stored_ids.add(memory.id)
-    decoders = {text: partial(decode, value) for text, value in valid_value.items()}
-    return Fetched(memories, valid_value, decoders, frozenset(stored_ids))
+    return Fetched(memories, valid_value, frozenset(stored_ids))
 
 
 def step3_analyse(
@@ -277,7 +279,7 @@ def prepare_plan(
         # touches the store meanwhile
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mem0-dream-read") as pool:
             reading = pool.submit(stored_vectors, store, fetched.memories, semantic)
-            items = eligible(fetched.memories, analysis_progress, features, fetched.decoders)
+            items = eligible(fetched.memories, analysis_progress, features, fetched.decoders())
             stored = reading.result()  # (raises what the read raised)
         vectors, embedded = fetch_vectors(store, fetched.memories, semantic, store_new=store_vectors, stored=stored)
         plan = step3_analyse(
