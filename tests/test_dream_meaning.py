@@ -11,6 +11,7 @@ from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.meaning import command_swapped, echoed, reading, relation, unit_numbers
+from mem0_plugin.dream.relations import meaning_merges
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -761,6 +762,38 @@ def test_events_merge_whatever_their_wording_and_never_conflict():
     again = item("MOB-311: the app no longer crashes at launch; R8 stripped a class", 40, "bug_fix")
     assert relation(fixed, again, 0.85) == "merge"
     assert relation(item("Deploy to ECS", 1, "bug_fix"), item("Deploy to Vercel", 40, "bug_fix"), 0.9) is None
+
+
+def _grouped(judged_kinds: dict, texts: list[str]) -> list[tuple[str, ...]]:
+    """meaning_merges over the given pair kinds: (i, j) → kind, cosine 0.9 − 0.01·(i + j)."""
+    items = [item(text, day + 1) for day, text in enumerate(texts)]
+    vectors = {m.id: np.eye(8, dtype=np.float32)[0] for m in items}
+    judged = [(0.9 - 0.01 * (i + j), items[i], items[j], kind, None) for (i, j), kind in judged_kinds.items()]
+    judged.sort(key=lambda j: -j[0])
+    return [m.ids for m in meaning_merges(judged, "decision", vectors)]
+
+
+def test_a_memory_joins_a_merge_with_half_of_its_members_and_no_conflict():
+    texts = [
+        "Money is stored as integer cents in BIGINT columns; never floats.",
+        "Store amounts as whole cents (BIGINT), no floating point for currency.",
+        "Never put currency into floats: integer cents in bigint columns.",
+    ]
+    assert _grouped({(0, 1): "merge", (0, 2): "merge"}, texts) == [("m1", "m2", "m3")]
+    assert _grouped({(0, 1): "merge", (0, 2): "merge", (1, 2): "conflict"}, texts) == [("m1", "m2")]
+    fourth = "Currency amounts: integer cents in BIGINT, floats are banned."
+    half = {(0, 1): "merge", (0, 2): "merge", (1, 2): "merge", (0, 3): "merge"}
+    assert _grouped(half, [*texts, fourth]) == [("m1", "m2", "m3")]  # one merge of three pairs: not half
+    assert _grouped({**half, (1, 3): "merge"}, [*texts, fourth]) == [("m1", "m2", "m3", "m4")]
+
+
+def test_a_memory_joins_by_half_only_when_one_text_keeps_every_literal():
+    texts = [
+        "Payments retry through the job queue `payments_retry`.",
+        "Failed payments are retried from the payments_retry queue.",
+        "Retries of failed payments go through a queue (see docs/queues.md).",
+    ]
+    assert _grouped({(0, 1): "merge", (0, 2): "merge"}, texts) == [("m1", "m2")]
 
 
 def _random_unit(n: int, dims: int = 32, seed: int = 3) -> np.ndarray:

@@ -2,9 +2,11 @@
 judged by `meaning.relation` (docs/dream.md). Pure: (memories, their vectors) → actions.
 
 * **Merges**: memories joined by "merge" pairs, grouped greedily from the most similar
-  pair down; a memory joins a group only if it is a "merge" with every member already in
-  it. The draft is a member's own text: the newest one that holds every literal of the
-  group (else the one holding most), so no number, path or name is lost.
+  pair down; a memory joins a group when it is a "merge" with at least half of the members
+  already in it, a "conflict" with none, and one member (or itself) holds every literal of
+  the group so joined (`_may_join`). The draft is a member's own text: the newest one that
+  holds every literal of the group (else the one holding most), so no number, path or name
+  is lost.
 * **Conflicts**: among memories in no merge, "conflict" pairs from the most similar down,
   each memory in at most one. The newer is the likely winner (A), as for every conflict.
 """
@@ -67,8 +69,9 @@ def _decision(older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readi
     return kind, None if kind is not None else open_question(older, newer, cosine, readings)
 
 
-def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction]:
-    cosines = {frozenset((a.id, b.id)): c for c, a, b, kind, _ in judged if kind == "merge"}  # the merge pairs
+def meaning_merges(judged: Sequence[Judged], type_name: str, vectors: Mapping[str, np.ndarray]) -> list[MergeAction]:
+    merges = {frozenset((a.id, b.id)): c for c, a, b, kind, _ in judged if kind == "merge"}  # pair → cosine
+    conflicts = {frozenset((a.id, b.id)) for _, a, b, kind, _ in judged if kind == "conflict"}
     group_of: dict[str, list[AnalysedMemory]] = {}
     for _, older, newer, kind, _ in judged:
         if kind != "merge":
@@ -83,16 +86,37 @@ def meaning_merges(judged: Sequence[Judged], type_name: str) -> list[MergeAction
             group, joining = group_a, newer
         elif group_b is not None:
             group, joining = group_b, older
-        if all(frozenset((member.id, joining.id)) in cosines for member in group):
+        if _may_join(group, joining, merges, conflicts):
             group.append(joining)
             group_of[joining.id] = group
     groups = {id(g): g for g in group_of.values()}.values()
-    return [_merge_action(group, type_name, cosines) for group in groups]
+    return [_merge_action(group, type_name, merges, vectors) for group in groups]
 
 
-def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) -> MergeAction:
+def _may_join(group: list[AnalysedMemory], joining: AnalysedMemory, merges: Mapping, conflicts: set) -> bool:
+    """Whether `joining` (a "merge" with one member at least) joins `group`: a "merge" with
+    at least half of its members and a "conflict" with none (three texts of one fact where
+    the rules read only two of the three pairs: docs/dream.md, "Grouping"), and nothing
+    specific lost: one of them holds every literal of all."""
+    pairs = [frozenset((member.id, joining.id)) for member in group]
+    if any(pair in conflicts for pair in pairs) or 2 * sum(pair in merges for pair in pairs) < len(pairs):
+        return False
+    if all(pair in merges for pair in pairs):
+        return True
+    literals = [_literals(member) for member in (*group, joining)]
+    union = frozenset().union(*literals)
+    return any(held >= union for held in literals)
+
+
+def _literals(member: AnalysedMemory) -> frozenset[str]:
+    return literal_values(Reading(member.memory.memory, member.features))
+
+
+def _merge_action(
+    group: list[AnalysedMemory], type_name: str, merges: Mapping, vectors: Mapping[str, np.ndarray]
+) -> MergeAction:
     members = sorted(group, key=lambda m: m.oldest_first_key)
-    literals = [literal_values(Reading(m.memory.memory, m.features)) for m in members]
+    literals = [_literals(m) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
     draft = (
@@ -101,7 +125,7 @@ def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) ->
         else max(zip(members, literals), key=lambda pair: (len(pair[1]), pair[0].oldest_first_key))[0]
     )
     confidences = [c for c in (m.memory.confidence for m in members) if c is not None]
-    similarity = min(cosines.get(frozenset((a.id, b.id)), 1.0) for a, b in combinations(members, 2))
+    similarity = min(_cosine(a, b, merges, vectors) for a, b in combinations(members, 2))
     return MergeAction(
         ids=tuple(m.id for m in members),
         type=type_name,
@@ -109,6 +133,15 @@ def _merge_action(group: list[AnalysedMemory], type_name: str, cosines: dict) ->
         confidence=max(confidences) if confidences else None,
         similarity=round(similarity, 2),
     )
+
+
+def _cosine(a: AnalysedMemory, b: AnalysedMemory, merges: Mapping, vectors: Mapping[str, np.ndarray]) -> float:
+    """The pair's cosine: as found for a "merge" pair, else from the two vectors (a member that
+    joined with half of the group)."""
+    found = merges.get(frozenset((a.id, b.id)))
+    if found is not None:
+        return found
+    return float(np.dot(vectors[a.id].astype(np.float32), vectors[b.id].astype(np.float32)))
 
 
 def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str]) -> list[ConflictAction]:
