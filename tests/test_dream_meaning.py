@@ -53,6 +53,12 @@ def item(text: str, day: int, type_: str = "decision"):
             "conflict",
         ),
         ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
+        (  # two named tools in common are evidence in English too
+            "Storefront stack: Nuxt 3 with Pinia for state, tested with Vitest, hosted on Netlify.",
+            "The shop frontend is a Nuxt 3 app; state goes through Pinia, unit tests use Vitest, and it deploys on Netlify.",
+            0.74,
+            "merge",
+        ),
         ("Use Redis", "Don't use Redis", 0.9, "conflict"),
         ("Prefers window seats", "Always books window seats only on long-haul flights", 0.8, None),
         (

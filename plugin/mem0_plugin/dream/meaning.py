@@ -969,9 +969,9 @@ def literal_values(r: Reading) -> frozenset[str]:
 
 def shared_evidence(a: Reading, b: Reading) -> bool:
     """The two texts share a specific literal (a path, identifier, ticket, command: not a bare
-    number; written as a plain word in one of them counts), two names in a text that is not
-    English ("UTC" and "BI" in two Russian texts: there, paraphrases rarely share words, and
-    the Latin words name tools), or many words."""
+    number; written as a plain word in one of them counts), two names ("Pinia" and "Vitest";
+    "UTC" and "BI" in two Russian texts, where paraphrases rarely share words and the Latin
+    words name tools), or many words."""
     literals_a, literals_b = literal_values(a), literal_values(b)
     if any(not value.isdigit() for value in literals_a & literals_b):
         return True
@@ -979,8 +979,8 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
         not value.isdigit() and echoed(value, a) for value in literals_b - literals_a
     ):
         return True  # one literal, written as code in one text and as a word in the other
-    if not (a.plain and b.plain) and len((a.names & b.names) - WEAK_WORDS) >= 2:
-        return True  # in Chinese or Russian text the Latin words name things: two in common
+    if len((a.names & b.names) - WEAK_WORDS) >= 2:
+        return True  # two named tools in common ("Pinia", "Vitest"; in Chinese or Russian text, its Latin words)
     if a.compounds & b.compounds:
         return True  # a package-like name both hold: "prettier-plugin-tailwindcss", "next-intl"
     union = a.words | b.words
