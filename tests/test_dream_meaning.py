@@ -53,6 +53,13 @@ def item(text: str, day: int, type_: str = "decision"):
             "conflict",
         ),
         ("The app targets Python 3.11", "The app targets Python 3.12", 0.98, "conflict"),
+        (
+            "Keep the test fixtures out of the Docker image.",
+            "Copy the test fixtures into the Docker image.",
+            0.8,
+            "conflict",
+        ),
+        ("Never commit .env files.", "Keep .env files out of git.", 0.8, "merge"),  # "keep … out of" says no
         (  # two named tools in common are evidence in English too
             "Storefront stack: Nuxt 3 with Pinia for state, tested with Vitest, hosted on Netlify.",
             "The shop frontend is a Nuxt 3 app; state goes through Pinia, unit tests use Vitest, and it deploys on Netlify.",

@@ -37,7 +37,7 @@ _PROHIBITION_EN = (
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
     r"avoids|avoided|avoiding|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turns?|turned|switch|switches|switched|keeps?|kept|set|is|are|was|stays?)\s+"
-    r"(?:[\w/.+-]+\s+){0,2}off\b"
+    r"(?:[\w/.+-]+\s+){0,2}off\b|\b(?:stays?|stayed|keeps?|kept|stay)\s+(?:[\w/.+-]+\s+){0,3}out of\b"
 )
 _CHANGE_EN = (
     r"\b(?:now|nowadays|anymore|any more|no longer|switched|switch(?:ed)? to|moved|migrated|replaced|"
@@ -54,7 +54,7 @@ _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
 # A word each English prohibition above holds (its quick look: "over", "instead", "off" …)
 _PROHIBITION_HINT = re.compile(
     "over|rather than|instead|forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|"
-    "not allowed|must not|should not|avoid|off|anti-pattern|bad idea"
+    "not allowed|must not|should not|avoid|off|out of|anti-pattern|bad idea"
 )
 # "X ではなく Y" is Japanese for "Y rather than X"; "Y вместо X", "X の代わりに Y": "Y instead of X".
 _PROHIBITION_ANY = re.compile(
@@ -1222,7 +1222,7 @@ _PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w
 def platforms(lowered: str) -> frozenset[str]:
     """The platforms a lower-cased text names (web, mobile, iOS, Android, desktop …)."""
     if not any(word in lowered for word in _PLATFORM_WORDS):  # (most texts name none: no pattern run)
-        return frozenset()
+        return _NOTHING
     return frozenset(p for m in _PLATFORM.finditer(_without_literals(lowered, " ")) for p in _PLATFORM_WORDS[m.group()])
 
 
