@@ -60,6 +60,12 @@ def item(text: str, day: int, type_: str = "decision"):
             "conflict",
         ),
         ("Never commit .env files.", "Keep .env files out of git.", 0.8, "merge"),  # "keep … out of" says no
+        (  # two names of one family by their last part: two things of that family
+            "billing-service consumes the orders.v1 topic under group.id billing-cg.",
+            "audit-service reads orders.v1 too, under its own group.id audit-cg.",
+            0.8,
+            None,
+        ),
         (  # two named tools in common are evidence in English too
             "Storefront stack: Nuxt 3 with Pinia for state, tested with Vitest, hosted on Netlify.",
             "The shop frontend is a Nuxt 3 app; state goes through Pinia, unit tests use Vitest, and it deploys on Netlify.",

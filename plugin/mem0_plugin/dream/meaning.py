@@ -947,8 +947,9 @@ def command_swapped(a: Reading, b: Reading) -> bool:
 
 def compound_swapped(a: Reading, b: Reading) -> bool:
     """Each text has a hyphenated name the other has not, both of one family (the same first
-    part): two things of that family ("docker compose up mock-upstream" / "… mock-admin"). A
-    name written apart in the other text ("the mock upstream") is the same name."""
+    part, or the same last): two things of that family ("docker compose up mock-upstream" /
+    "… mock-admin"; "billing-service … billing-cg" / "audit-service … audit-cg"). A name
+    written apart in the other text ("the mock upstream") is the same name."""
     compounds_a = a.compounds
     if not compounds_a:
         return False
@@ -956,8 +957,14 @@ def compound_swapped(a: Reading, b: Reading) -> bool:
     only_a, only_b = compounds_a - compounds_b, compounds_b - compounds_a
     if not (only_a and only_b):
         return False
-    families_b = {name.split("-", 1)[0] for name in only_b if not set(name.split("-")) <= a.tokens}
-    return any(name.split("-", 1)[0] in families_b and not set(name.split("-")) <= b.tokens for name in only_a)
+    kept_b = [name for name in only_b if not set(name.split("-")) <= a.tokens]
+    firsts_b = {name.split("-", 1)[0] for name in kept_b}
+    lasts_b = {name.rsplit("-", 1)[1] for name in kept_b}
+    return any(
+        (name.split("-", 1)[0] in firsts_b or name.rsplit("-", 1)[1] in lasts_b)
+        and not set(name.split("-")) <= b.tokens
+        for name in only_a
+    )
 
 
 def literal_values(r: Reading) -> frozenset[str]:
