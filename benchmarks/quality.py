@@ -1,8 +1,12 @@
-"""Quality on the labelled development set (docs/quality.md): our dream and search, lexical and
-hybrid, beside mem0ai's OSS `Memory.search` with the same model (all-MiniLM-L6-v2).
+"""Quality on a labelled set (docs/quality.md): our dream and search, lexical and hybrid,
+beside mem0ai's OSS `Memory.search` with the same model (all-MiniLM-L6-v2).
 
     .venv-bench/bin/python benchmarks/quality.py          # ours and mem0ai OSS (bench extra)
     .venv/bin/python benchmarks/quality.py --no-mem0      # ours only
+    .venv/bin/python benchmarks/quality.py --data held-out --no-mem0   # the held-out set, slice by slice too
+
+The development set (`--data dev`, the default) is the one the rules are tuned on and the test
+suite scores; the held-out set is never tuned on and only scored here.
 
 mem0ai OSS gets each project's memories through `Memory.add(infer=False)` (user_id = the
 project, so each question searches its own project's memories, as ours do) and answers
@@ -53,8 +57,9 @@ def mem0_hits(data: dict, folder: Path, k: int = 5) -> dict[str, list[int]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-mem0", action="store_true", help="skip mem0ai OSS (needs the bench extra)")
+    parser.add_argument("--data", choices=("dev", "held-out"), default="dev", help="which labelled set")
     args = parser.parse_args()
-    data = labelled.load()
+    data = labelled.load(labelled.DATA if args.data == "dev" else labelled.HELD_OUT)
     with tempfile.TemporaryDirectory(prefix="mem0-quality-") as tmp:
         folder = Path(tmp)
         url = labelled.build_store(data, folder)
@@ -63,6 +68,14 @@ def main() -> int:
                 data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic)
             )
             print(labelled.describe(scores, label))
+        for part in data.get("slices", []):  # the held-out set's slices, each as it came
+            piece = labelled.only(data, part["projects"])
+            scores = labelled.score_dream(piece, url, folder, Semantic.from_home(folder))
+            print(
+                labelled.describe(
+                    labelled.score_search(piece, url, folder, Semantic.from_home(folder), scores), part["name"]
+                )
+            )
         if not args.no_mem0:
             import mem0_oss
 

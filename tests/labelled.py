@@ -35,6 +35,7 @@ from mem0_plugin.store import open_store
 from mem0_plugin.timeutil import parse_timestamp
 
 DATA = Path(__file__).parent / "data" / "dev_set.json"
+HELD_OUT = Path(__file__).parent / "data" / "held_out.json"  # never tuned on (docs/quality.md, "The held-out set")
 USER = "labeller"
 NAMESPACE = uuid.UUID("6f1d2c1e-93c4-4a8e-9d0b-6a3e0c9e2b51")
 
@@ -77,6 +78,52 @@ def records(data: dict, project: str) -> list[dict]:
 
 def projects(data: dict) -> list[str]:
     return sorted({m["project"] for m in data["memories"]})
+
+
+def only(data: dict, chosen: list[str]) -> dict:
+    """The part of a set about the `chosen` projects (one slice of the held-out set)."""
+    keys = {m["key"] for m in data["memories"] if m["project"] in chosen}
+    return {
+        **data,
+        "memories": [m for m in data["memories"] if m["key"] in keys],
+        "merge_groups": [g for g in data["merge_groups"] if set(g) <= keys],
+        "conflicts": [c for c in data["conflicts"] if c["old"] in keys],
+        "hard_negatives": [h for h in data["hard_negatives"] if h["a"] in keys],
+        "queries": [q for q in data["queries"] if q["project"] in chosen],
+        "synthesis_groups": [g for g in data["synthesis_groups"] if set(g["ids"]) <= keys],
+        "synthesis_negatives": [g for g in data["synthesis_negatives"] if set(g["ids"]) <= keys],
+    }
+
+
+def problems(data: dict) -> list[str]:
+    """What makes a set unusable for scoring: a key twice, a group or conflict across types or
+    projects (dream never acts across them), a memory in two merge groups, a conflict whose
+    newer side is not newer, a reference to no memory."""
+    found = []
+    by_key = {m["key"]: m for m in data["memories"]}
+    if len(by_key) != len(data["memories"]):
+        found.append("a key is used twice")
+    seen: set[str] = set()
+    for group in data["merge_groups"]:
+        members = [by_key.get(key) for key in group]
+        if None in members or len({(m["type"], m["project"]) for m in members if m}) != 1:
+            found.append(f"merge group {group}: unknown key, or more than one type or project")
+        if seen & set(group):
+            found.append(f"merge group {group}: a member of another group")
+        seen |= set(group)
+    for conflict in data["conflicts"]:
+        old, new = by_key.get(conflict["old"]), by_key.get(conflict["new"])
+        if old is None or new is None or (old["type"], old["project"]) != (new["type"], new["project"]):
+            found.append(f"conflict {conflict}: unknown key, or two types or projects")
+        elif not old["created_at"] < new["created_at"]:
+            found.append(f"conflict {conflict}: the new memory is not newer")
+    for pair in data["hard_negatives"]:
+        if pair["a"] not in by_key or pair["b"] not in by_key:
+            found.append(f"hard negative {pair}: unknown key")
+    for query in data["queries"]:
+        if not query["relevant"] or not set(query["relevant"]) <= by_key.keys():
+            found.append(f"query {query['query']!r}: no relevant memory, or an unknown one")
+    return found
 
 
 def identity(store_url: str, home: Path, project: str) -> Identity:

@@ -74,6 +74,17 @@ def test_the_set_is_as_large_and_varied_as_promised():
         assert set(group["ids"]) <= keys and len(group["ids"]) >= 3
 
 
+def test_both_sets_are_well_formed_and_apart():
+    """The held-out set is scored only by benchmarks/quality.py (never tuned on, and not
+    embedded here: the suite's time); here, only that both sets can be scored and share no
+    project or key."""
+    dev, held_out = labelled.load(), labelled.load(labelled.HELD_OUT)
+    assert labelled.problems(dev) == [] and labelled.problems(held_out) == []
+    assert not set(labelled.projects(dev)) & set(labelled.projects(held_out))
+    assert not {m["key"] for m in dev["memories"]} & {m["key"] for m in held_out["memories"]}
+    assert sorted(p for part in held_out["slices"] for p in part["projects"]) == labelled.projects(held_out)
+
+
 def test_lexical_dream_and_search_figures(labelled_store, capsys):
     data, url, folder = labelled_store
     scores = labelled.score_search(data, url, folder, None, labelled.score_dream(data, url, folder, None))
