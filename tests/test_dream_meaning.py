@@ -60,6 +60,19 @@ def item(text: str, day: int, type_: str = "decision"):
             "conflict",
         ),
         ("Never commit .env files.", "Keep .env files out of git.", 0.8, "merge"),  # "keep … out of" says no
+        (  # an identifier only one text names is detail, not another thing
+            "Session state lives in a Pinia store (useSessionStore), persisted to localStorage.",
+            "The session is kept in a Pinia store and persisted to localStorage.",
+            0.86,
+            "merge",
+        ),
+        (
+            "Bundle ID of the app: com.example.weather",
+            "Bundle ID of the widget: com.example.weather.widget",
+            0.83,
+            None,
+        ),
+        ("Payments go through the billing_api client.", "Payments go through the billing_api_v2 client.", 0.9, None),
         (  # two names of one family by their last part: two things of that family
             "billing-service consumes the orders.v1 topic under group.id billing-cg.",
             "audit-service reads orders.v1 too, under its own group.id audit-cg.",

@@ -1015,7 +1015,7 @@ def relation(
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
     event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
-    if not marked and (_identifier_differs(replaced, a, b, flipped and not event) or _named_apart(a, b)):
+    if not marked and (_identifier_differs(replaced, a, b) or _named_apart(a, b)):
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
     same_conditions = not adds_condition(a, b, cosine)
     moved = marked and moved_away(a, b)
@@ -1066,15 +1066,32 @@ def _named_apart(a: Reading, b: Reading) -> bool:
     return compound_swapped(a, b) or endpoint_swapped(a, b) or command_swapped(a, b)
 
 
-def _identifier_differs(replaced: list[str], a: Reading, b: Reading, flipped: bool) -> bool:
-    """An identifier (a path, a code name, a command) differs between the texts: two things.
-    Of a text that says no to what the other says yes to, only an identifier each text holds
-    alone counts: one adding a name to the other's is detail ("Don't use X in tests; use the
-    Y fixture" / "Tests run with X=True")."""
-    kinds = [kind for kind in replaced if kind not in VALUE_KINDS]
-    if not flipped:
-        return bool(kinds)
-    return any(_replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b) for kind in kinds)
+def _identifier_differs(replaced: list[str], a: Reading, b: Reading) -> bool:
+    """An identifier (a code name, a flag) differs between the texts: each holds one of a kind
+    the other does not write, two things. One text adding a name to the other's is detail
+    ("Cart state lives in a Pinia store (useCartStore) …" / "Cart = Pinia store …"; "Don't use
+    X in tests; use the Y fixture" / "Tests run with X=True")."""
+    return any(
+        _replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b) or _extended(a.kinds[kind], b.kinds[kind])
+        for kind in replaced
+        if kind not in VALUE_KINDS
+    )
+
+
+def _extended(values_a: frozenset[str], values_b: frozenset[str]) -> bool:
+    """One text's identifier continues one of the other's: another thing of that name
+    ("com.example.app" / "com.example.app.widget"; "billing_api" / "billing_api_v2")."""
+    only_a, only_b = values_a - values_b, values_b - values_a
+    return any(
+        longer.startswith(shorter) and longer[len(shorter) : len(shorter) + 1] in _NAME_JOINS
+        for shorter, longer in (
+            *((x, y) for x in values_a for y in only_b),
+            *((y, x) for y in values_b for x in only_a),
+        )
+    )
+
+
+_NAME_JOINS = frozenset("._-:/")
 
 
 def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Readings | None = None) -> bool:
@@ -1087,11 +1104,7 @@ def about_two_things(older: AnalysedMemory, newer: AnalysedMemory, readings: Rea
     a, b = reading_of(older, readings), reading_of(newer, readings)
     marked = b.marked and not a.marked
     replaced = replaced_kinds(a, b)
-    if not marked and any(kind not in VALUE_KINDS for kind in replaced):
-        flipped = older.type not in EVENT_TYPES and (polarity_flipped(a, b) or switched(a, b))
-        if _identifier_differs(replaced, a, b, flipped):
-            return True
-    if not marked and _named_apart(a, b):
+    if not marked and (_identifier_differs(replaced, a, b) or _named_apart(a, b)):
         return True
     if subject_swapped(a, b) or scoped_apart(a, b, marked):
         return True
