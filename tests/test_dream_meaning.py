@@ -60,6 +60,20 @@ def item(text: str, day: int, type_: str = "decision"):
             "conflict",
         ),
         ("Never commit .env files.", "Keep .env files out of git.", 0.8, "merge"),  # "keep … out of" says no
+        # an unmarked value replaced between 0.64 and 0.76: a conflict unless one template tells of two subjects
+        ("The session cookie expires after 12 hours.", "The refresh token cookie expires after 30 days.", 0.75, None),
+        (
+            "The public API allows 100 requests per second per tenant.",
+            "Each tenant may send at most 250 req/s to the public API before getting HTTP 429.",
+            0.68,
+            "conflict",
+        ),
+        (
+            "Game servers listen for UDP on port 7777.",
+            "The UDP listener for match traffic is on 7350.",
+            0.67,
+            "conflict",
+        ),
         (  # an identifier only one text names is detail, not another thing
             "Session state lives in a Pinia store (useSessionStore), persisted to localStorage.",
             "The session is kept in a Pinia store and persisted to localStorage.",

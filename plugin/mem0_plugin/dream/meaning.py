@@ -18,6 +18,7 @@ what the vectors blur:
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -852,8 +853,12 @@ def restated(clause: frozenset[str], other: Reading) -> bool:
 VALUE_KINDS = frozenset({"number", "version", "url", "path", "code"})  # a changed value; other kinds name things
 MARKED_CONFLICT_COSINE = 0.60
 # Two values for "the same" setting without a word of change: as often two settings of two
-# things ("the catalog API's timeout" / "the payments API's") unless the texts are very close.
-UNMARKED_VALUE_COSINE = 0.76
+# things ("the catalog API's timeout" / "the payments API's"). From UNMARKED_VALUE_COSINE on a
+# conflict, but below SAME_SUBJECT_COSINE only when the texts are no one template told of two
+# subjects (`template_swapped`): a reworded fact is rarely written on the other's template.
+UNMARKED_VALUE_COSINE = 0.64
+SAME_SUBJECT_COSINE = 0.76
+TEMPLATE_SHARE = 0.6  # of the longer text's words in the same order in both: one template
 UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two things
 
 
@@ -1050,6 +1055,8 @@ def relation(
         return None  # the subject swapped: another thing's value, not this one's
     if values and not marked and swaps:
         return None  # a word and a value both differ: "the gRPC API on 8001" / "the HTTP API on 8000"
+    if values and not marked and cosine < SAME_SUBJECT_COSINE and template_swapped(a, b):
+        return None  # one template, another subject: "The session cookie expires after 12 hours" / "The refresh token cookie …"
     if values and not marked and tool_swapped(a, b):
         return None  # each names a tool the other does not, each with its own value
     if not marked and "path" in values and len(values) >= 2:
@@ -1059,6 +1066,29 @@ def relation(
     if scoped_apart(a, b, marked):
         return None  # another environment's value
     return "conflict"
+
+
+def template_swapped(a: Reading, b: Reading) -> bool:
+    """The two texts are one template (most of the longer one's words, literals masked, in the
+    same order in both) with content words replaced in a place, each side's words missing from
+    the other text: "The session cookie expires after 12 hours." / "The refresh token cookie
+    expires after 30 days."; "Main process logs … userData/logs/main.log" / "Renderer logs …".
+    Unlike `swapped_words`, the two places may differ in length. A word only added is detail."""
+    left, right = a.frame, b.frame
+    if not left or not right:
+        return False
+    lined_up = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    if sum(block.size for block in lined_up.get_matching_blocks()) < TEMPLATE_SHARE * max(len(left), len(right)):
+        return False
+    return any(
+        _content_words(left[i1:i2], right) and _content_words(right[j1:j2], left)
+        for tag, i1, i2, j1, j2 in lined_up.get_opcodes()
+        if tag == "replace"
+    )
+
+
+def _content_words(place: tuple[str, ...], other: tuple[str, ...]) -> list[str]:
+    return [word for word in place if word.isalpha() and word not in WEAK_WORDS and word not in other]
 
 
 def _named_apart(a: Reading, b: Reading) -> bool:
