@@ -16,10 +16,12 @@ below the store and dream because the text features (`features`) read them too.
   two values. Deliberately short: an unlisted synonym only costs a missed conflict.
 * `CATEGORY_NAMES` — words written like names (capitals, acronyms) that name a kind of
   thing rather than one tool: ``API``, ``UI``, ``CI``, ``GPU``, ``OOM``, ``OS``, human
-  languages. A paraphrase adds them freely ("Bottlerocket as the node OS" / "Bottlerocket
-  AMIs"), so they make two texts name two different tools only when each names another of
-  one set of alternatives (`CATEGORY_ALTERNATIVES`: CPU / GPU, HTTP / HTTPS, English /
-  Chinese …; `dream.meaning.tool_swapped`).
+  languages, file formats (``JSON``), HTTP methods, and ordinary words capitalised in a
+  product's own vocabulary ("an @Entity", "a Server Action", "String Catalog"). A paraphrase
+  adds them freely ("Bottlerocket as the node OS" / "Bottlerocket AMIs"), so they make two
+  texts name two different tools only when each names another of one set of alternatives
+  (`CATEGORY_ALTERNATIVES`: CPU / GPU, HTTP / HTTPS, server / client, GET / POST, JSON /
+  YAML, English / Chinese …; `dream.meaning.tool_swapped`).
 * `NAME_ALIASES` — one tool's usual short and long names (``js``/``javascript``,
   ``k8s``/``kubernetes``, ``wasm``/``webassembly``), folded as names are: a text naming one
   mentions the other.
@@ -68,6 +70,8 @@ CATEGORY_NAMES = frozenset(
     """
 api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https db sql dns tls ssl ip
 id uuid utc ami managed
+json yaml xml csv html css get put post delete patch server client component asset entity action data core string
+key comment catalog location deployment daemon dag
 english chinese russian japanese german french spanish turkish american
 """.split()
 )
@@ -82,6 +86,9 @@ def _the_others(groups: tuple[str, ...]) -> dict[str, frozenset[str]]:
 _ALTERNATIVE_GROUPS = (
     "cpu gpu",
     "http https",
+    "server client",
+    "get put post delete patch",
+    "json yaml xml csv",
     "english chinese russian japanese german french spanish turkish",
 )
 CATEGORY_ALTERNATIVES = _the_others(_ALTERNATIVE_GROUPS)
