@@ -74,6 +74,13 @@ def pytest_sessionfinish(session):
         started.wait()
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests that need the labelled set embedded (tests/test_quality.py: about 50 s before
+    they start) go first, so that the embedding overlaps the other worker's tests instead of
+    being the run's tail."""
+    items.sort(key=lambda item: "embedded_store" not in getattr(item, "fixturenames", ()))
+
+
 def pytest_collection_finish(session):
     """Start the slow, self-contained work of the collected tests marked `start_early` (the
     launcher's real pip install, test_plugin_files.py): it then overlaps the rest of the run."""
