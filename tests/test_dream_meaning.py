@@ -10,8 +10,12 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import command_swapped, echoed, reading, relation, unit_numbers
+from mem0_plugin.dream.literal_kinds import unit_numbers
+from mem0_plugin.dream.literals import echoed
+from mem0_plugin.dream.meaning import relation
+from mem0_plugin.dream.reading import reading
 from mem0_plugin.dream.relations import meaning_merges
+from mem0_plugin.dream.two_things import command_swapped
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -1137,7 +1141,7 @@ def test_with_vectors_a_lexical_conflict_between_two_commands_is_dropped():
 
 
 def test_every_platform_word_is_read():
-    from mem0_plugin.dream.meaning import platforms
+    from mem0_plugin.dream.reading import platforms
 
     assert platforms("the ipados build ships a split view") == {"ios", "mobile"}
     assert platforms("web checkout and the mobile apps") == {"web", "mobile"}
@@ -1171,13 +1175,13 @@ PROHIBITIONS = [
 
 @pytest.mark.parametrize("text", PROHIBITIONS)
 def test_every_english_prohibition_passes_its_quick_look(text):
-    """`_says_no` looks for one of a few words (`_PROHIBITION_HINT`) before running the
+    """`says_no` looks for one of a few words (`_PROHIBITION_HINT`) before running the
     prohibition pattern: each kind of prohibition the pattern reads holds one of them."""
-    from mem0_plugin.dream import meaning
+    from mem0_plugin.dream import negation
 
     lowered = text.lower()
-    assert meaning._PROHIBITION_ASCII.search(lowered), text
-    assert meaning._PROHIBITION_HINT.search(lowered), text
+    assert negation._PROHIBITION_ASCII.search(lowered), text
+    assert negation._PROHIBITION_HINT.search(lowered), text
     assert reading(text).negated, text
 
 
@@ -1186,17 +1190,18 @@ def test_the_quick_looks_miss_nothing_the_patterns_find_on_the_labelled_set():
     passes wherever the pattern itself finds something, on every text of the labelled set."""
     from pathlib import Path
 
-    from mem0_plugin.dream import meaning
+    from mem0_plugin.dream import literal_kinds, negation
+    from mem0_plugin.dream import reading as reading_module
 
     data = json.loads((Path(__file__).parent / "data" / "dev_set.json").read_text(encoding="utf-8"))
     for memory in data["memories"]:
         lowered = memory["text"].lower()
-        if meaning._PROHIBITION_ASCII.search(lowered):
-            assert meaning._PROHIBITION_HINT.search(lowered), memory["key"]
-        if meaning._UNIT_NUMBER.search(memory["text"]):
-            assert meaning._DIGIT_AND_LETTER.search(memory["text"]), memory["key"]
-        if meaning._ASSIGNED_SWITCH.search(memory["text"]):
-            assert meaning._SWITCH_VALUE.search(memory["text"]), memory["key"]
+        if negation._PROHIBITION_ASCII.search(lowered):
+            assert negation._PROHIBITION_HINT.search(lowered), memory["key"]
+        if literal_kinds._UNIT_NUMBER.search(memory["text"]):
+            assert literal_kinds._DIGIT_AND_LETTER.search(memory["text"]), memory["key"]
+        if reading_module._ASSIGNED_SWITCH.search(memory["text"]):
+            assert reading_module._SWITCH_VALUE.search(memory["text"]), memory["key"]
 
 
 def test_a_version_with_letters_is_read_whole():

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from .dream.analysed import AnalysedMemory, analysed
 from .dream.asking import JudgeSource
-from .dream.meaning import Readings, literal_values, open_question, reading_of
+from .dream.meaning import open_question
 from .dream.plan import Candidate
+from .dream.reading import Readings, literal_values, reading_of
 from .records import MERGED, SUPERSEDED, Memory
 
 

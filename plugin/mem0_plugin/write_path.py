@@ -6,7 +6,7 @@ as the insert (conditional writes: an old memory that changed meanwhile is left 
 * **MERGE**: dream's pair rules (`dream.meaning.relation`) say "merge" and the new text holds
   every literal of the old one: the old becomes `merged` into the new, stored as given.
 * **SUPERSEDE**: the rules say "conflict" and the new text carries a change marker
-  (`dream.meaning.change_marker`: "now", "switched to" …): the old becomes `superseded`.
+  (`dream.negation.change_marker`: "now", "switched to" …): the old becomes `superseded`.
 * A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
   unless a language model is configured as judge: then it is asked about the nearest pair
   the rules left undecided (`write_judge`; docs/judges.md, "On the write path").
@@ -23,16 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from .dream.analysed import analysed
 from .dream.analysis import takes_part
-from .dream.meaning import (
-    CONFLICT_COSINE,
-    LOW_MERGE_COSINE,
-    Readings,
-    change_marker,
-    literal_values,
-    reading_of,
-    relation,
-)
+from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
 from .dream.merging import mergeable
+from .dream.negation import change_marker
+from .dream.reading import Readings, literal_values, reading_of
 from .features import TextFeatures
 from .filters import compile_filters
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory

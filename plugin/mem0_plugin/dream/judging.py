@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from .meaning import literal_values, reading
 from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction, SynthesizeAction
+from .reading import literal_values, reading
 from .relations import Judged
 from .topics import conflict_topic
 

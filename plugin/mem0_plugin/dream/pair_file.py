@@ -31,6 +31,13 @@ from .pair_memo import KEY_BYTES, Entry, PairMemo
 RULE_MODULES = (  # where a pair's decision is made (`relations._decision`) and all that `meaning` reads
     "mem0_plugin.dream.relations",
     "mem0_plugin.dream.meaning",
+    "mem0_plugin.dream.conditions",
+    "mem0_plugin.dream.literals",
+    "mem0_plugin.dream.literal_kinds",
+    "mem0_plugin.dream.negation",
+    "mem0_plugin.dream.polarity",
+    "mem0_plugin.dream.reading",
+    "mem0_plugin.dream.two_things",
     "mem0_plugin.dream.analysed",
     "mem0_plugin.features",
     "mem0_plugin.lexicon",

@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
 from .conflicts import find_conflicts
-from .meaning import Readings, about_two_things
+from .meaning import about_two_things
 from .merging import find_merges
 from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
+from .reading import Readings
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge

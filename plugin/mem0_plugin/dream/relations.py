@@ -21,10 +21,11 @@ import numpy as np
 
 from ..lexicon import EVENT_TYPES
 from .analysed import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, Reading, Readings, literal_values, open_question, relation
+from .meaning import CONFLICT_COSINE, MERGE_COSINE, open_question, relation
 from .neighbours import similar_vector_pairs
 from .pair_memo import Decision, PairMemo, key, text_digest
 from .plan import ConflictAction, MergeAction
+from .reading import Reading, Readings, literal_values
 from .topics import conflict_topic
 
 # (cosine, older, newer, relation, question): a relation the rules decided, or None and what
@@ -41,7 +42,7 @@ def judged_pairs(
     """Every pair of `items` (one type) with a vector whose cosine reaches a rule's threshold,
     judged (those left alone only when there is something to ask about them); most similar
     first. `memo`: decisions remembered from earlier runs (`pair_memo`); the result is the same
-    without it. `readings`: the texts already read (`meaning.Readings`), added to."""
+    without it. `readings`: the texts already read (`reading.Readings`), added to."""
     with_vectors = [item for item in items if item.id in vectors]
     if not with_vectors:
         return []

@@ -2,7 +2,7 @@
 
 A contradiction found by the conflict rules (`conflicts`, `relations`) is a *supersede*
 when the newer memory says itself that it replaces the older one: its text carries a
-change marker (`meaning.change_marker`: "now", "switched to", "moved to", "no longer",
+change marker (`negation.change_marker`: "now", "switched to", "moved to", "no longer",
 "was removed", "replaced by", "instead of", "upgraded", "改为", "теперь" …) and the older
 text carries none. The newer then replaces the value of the same fact; nothing is lost,
 since the older stays readable, `superseded`, with a pointer to the newer. A contradiction
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .analysed import AnalysedMemory
-from .meaning import change_marker
+from .negation import change_marker
 from .plan import ConflictAction, SupersedeAction
 
 

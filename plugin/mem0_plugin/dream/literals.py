@@ -1,0 +1,117 @@
+"""Two texts' literals compared (docs/dream.md, "What the pair is"). Pure.
+
+A kind both texts hold with different values is a *replaced literal* (a port, version,
+number, path, URL or identifier), unless the other text writes the value too (`echoed`: "`mkdocs
+build`" / "after mkdocs build"); an identifier each text holds alone makes two things
+(`identifier_differs`); a merge keeps every literal (`one_holds_all`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .literal_kinds import VALUE_KINDS, kind_of, written
+from .reading import Reading, literal_values
+
+
+def replaced_kinds(a: Reading, b: Reading) -> list[str]:
+    """The kinds of literal both texts hold with different values."""
+    if (
+        a.plain
+        and b.plain
+        and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
+        and not (a.units and b.units)
+        and not (a.lettered_versions or b.lettered_versions)
+    ):
+        return []  # the same literals, or one side has none: no kind can differ (read no further)
+    return [kind for kind in a.kinds.keys() & b.kinds.keys() if _differ(a.kinds[kind], b.kinds[kind], a, b)]
+
+
+def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
+    """Whether two texts hold different values of one kind: a value only one holds as a literal
+    counts unless the other text writes it too (`echoed`)."""
+    if values_a == values_b:
+        return False
+    return _holds_unwritten(values_a, values_b, b) or _holds_unwritten(values_b, values_a, a)
+
+
+def replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
+    """Each text holds a value of the kind that the other does not write: a value replaced, not
+    one added ("at most 300KB" / "one image at most 300KB")."""
+    return _holds_unwritten(values_a, values_b, b) and _holds_unwritten(values_b, values_a, a)
+
+
+def _holds_unwritten(values: frozenset[str], others: frozenset[str], other: Reading) -> bool:
+    """Whether one of `values` is neither among the other text's `others` nor written in it.
+    (A loop, not `any()` over a generator: this runs for most candidate pairs.)"""
+    for value in values:
+        if value not in others and not echoed(value, other):
+            return True
+    return False
+
+
+def echoed(value: str, other: Reading) -> bool:
+    """Whether `value` (a literal of one text, as `features` normalised it: lower-cased) is
+    written in the other text too, though not as a literal of its own: bare among its words
+    ("`mkdocs build`" / "after mkdocs build, …"), or as part of a longer literal ("release.yml"
+    / ".github/workflows/release.yml"; "tests/compose.yml" / "`docker compose -f
+    tests/compose.yml up`"). The same thing written two ways, not a value replaced. Never
+    inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
+    "app" not by "app-server" or "app/api"."""
+    text = other.lowered
+    if written(value, text, qualified="." in value and kind_of(value) == "dotted"):
+        return True
+    if value in _NUMBER_WORDS and re.search(rf"\b{_NUMBER_WORDS[value]}\b", text):
+        return True  # "3 new unit tests" / "three new unit tests"
+    head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
+    return bool(
+        dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and written(last, text, True)
+    )
+
+
+_NUMBER_WORDS = dict(
+    zip("2 3 4 5 6 7 8 9 10 11 12".split(), "two three four five six seven eight nine ten eleven twelve".split())
+)
+# File name endings: "config.yaml" is not echoed by "yaml".
+_EXTENSIONS = frozenset(
+    "yaml yml json toml lock txt csv cfg ini env conf md rst html css scss py pyi rs go ts tsx js jsx mjs "
+    "java kt swift rb php sh bash zsh tf tfvars hcl sql ex exs erl dart proto xml gradle plist "
+    "log pid sock tmp bak sqlite pem crt key zip tar tgz png jpg jpeg svg pdf wasm vsix apk aab ipa dmg msi "
+    "vue svelte cpp hpp asset prefab unity".split()
+)
+
+
+def identifier_differs(replaced: list[str], a: Reading, b: Reading) -> bool:
+    """An identifier (a code name, a flag) differs between the texts: each holds one of a kind
+    the other does not write, two things. One text adding a name to the other's is detail
+    ("Cart state lives in a Pinia store (useCartStore) …" / "Cart = Pinia store …"; "Don't use
+    X in tests; use the Y fixture" / "Tests run with X=True")."""
+    return any(
+        replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b) or _extended(a.kinds[kind], b.kinds[kind])
+        for kind in replaced
+        if kind not in VALUE_KINDS
+    )
+
+
+def _extended(values_a: frozenset[str], values_b: frozenset[str]) -> bool:
+    """One text's identifier continues one of the other's: another thing of that name
+    ("com.example.app" / "com.example.app.widget"; "billing_api" / "billing_api_v2")."""
+    only_a, only_b = values_a - values_b, values_b - values_a
+    return any(
+        longer.startswith(shorter) and longer[len(shorter) : len(shorter) + 1] in _NAME_JOINS
+        for shorter, longer in (
+            *((x, y) for x in values_a for y in only_b),
+            *((y, x) for y in values_b for x in only_a),
+        )
+    )
+
+
+_NAME_JOINS = frozenset("._-:/")
+
+
+def one_holds_all(a: Reading, b: Reading) -> bool:
+    """One text holds every literal of the other (so the draft can keep them all)."""
+    literals_a, literals_b = literal_values(a), literal_values(b)
+    if literals_a <= literals_b or literals_b <= literals_a:
+        return True
+    return all(echoed(v, b) for v in literals_a - literals_b) or all(echoed(v, a) for v in literals_b - literals_a)
