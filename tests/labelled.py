@@ -21,13 +21,16 @@ as either), and supersedes on their own against the marked pairs.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+import sys
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from mem0_plugin import operations, transfer
 from mem0_plugin.dream.pipeline import make_plan
 from mem0_plugin.identity import Identity
@@ -36,6 +39,11 @@ from mem0_plugin.timeutil import parse_timestamp
 
 DATA = Path(__file__).parent / "data" / "dev_set.json"
 HELD_OUT = Path(__file__).parent / "data" / "held_out.json"  # never tuned on (docs/quality.md, "The held-out set")
+# The development set's texts embedded by the default model, as the store keeps them (float16),
+# by the SHA-256 of each text: embedding 3,000 texts takes about 50 s of the suite's 4 minutes.
+# tests/test_quality.py checks a sample against the model itself and that every text is here;
+# after editing the set: `.venv/bin/python tests/labelled.py --cache-vectors` (docs/quality.md).
+VECTORS = Path(__file__).parent / "data" / "dev_set.vectors.npz"
 USER = "labeller"
 NAMESPACE = uuid.UUID("6f1d2c1e-93c4-4a8e-9d0b-6a3e0c9e2b51")
 
@@ -138,6 +146,52 @@ def build_store(data: dict, folder: Path) -> str:
             caller = operations.Caller(store, identity(url, folder, project), actor="cli")
             transfer.import_memories(caller, json.dumps(records(data, project)))
     return url
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cached_vectors(model: str, path: Path = VECTORS) -> dict[str, np.ndarray]:
+    """The cached vectors by text key, float16 as stored; {} when the cache is of another model."""
+    if not path.exists():
+        return {}
+    with np.load(path) as cache:
+        if str(cache["model"]) != model:
+            return {}
+        return dict(zip(cache["keys"].tolist(), cache["vectors"]))
+
+
+def store_cached_vectors(store, data: dict, model: str) -> int:
+    """Store the cached vector of each memory of the set whose text the cache holds; returns how
+    many. The rest is left for `Semantic.backfill` (the model embeds it)."""
+    cache = cached_vectors(model)
+    rows = [
+        (memory_id(m["key"]), m["text"], cache[text_key(m["text"])])
+        for m in data["memories"]
+        if text_key(m["text"]) in cache
+    ]
+    with store.write() as writer:
+        return writer.store_vectors(USER, model, rows)
+
+
+def write_vector_cache(data: dict, folder: Path, path: Path = VECTORS) -> int:
+    """Embed every text of the set with the default model (in a store under `folder`) and write
+    the cache; returns how many texts it holds."""
+    from mem0_plugin.semantic import Semantic
+
+    url = build_store(data, folder)
+    semantic = Semantic.from_home(folder)
+    assert semantic.model_id is not None, semantic.reason
+    with open_store(url) as store:
+        semantic.backfill(store, USER)
+        rows = store._query("SELECT m.memory, v.vector FROM vectors v JOIN memories m ON m.id = v.id")
+    by_key = {text_key(text): np.frombuffer(blob, dtype=np.float16) for text, blob in rows}
+    keys = sorted(by_key)
+    np.savez_compressed(
+        path, model=np.array(semantic.model_id), keys=np.array(keys), vectors=np.stack([by_key[k] for k in keys])
+    )
+    return len(keys)
 
 
 @dataclass
@@ -304,3 +358,12 @@ def describe(scores: Scores, label: str) -> str:
         f"negatives hit {scores.synthesis_negatives_hit}/{scores.synthesis_negatives}); "
         f"search hit@5 {scores.hit_rate():.2f} ({langs})"
     )
+
+
+if __name__ == "__main__":  # `python tests/labelled.py --cache-vectors`: refresh VECTORS after editing the set
+    import tempfile
+
+    if sys.argv[1:] != ["--cache-vectors"]:
+        sys.exit("usage: python tests/labelled.py --cache-vectors")
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{write_vector_cache(load(), Path(tmp))} texts embedded into {VECTORS}")

@@ -13,6 +13,7 @@ from collections import Counter
 from functools import partial
 
 import labelled
+import numpy as np
 import pytest
 from filelock import FileLock
 from mem0_plugin.semantic import Semantic
@@ -29,9 +30,10 @@ def labelled_store(tmp_path_factory):
 @pytest.fixture(scope="module")
 def embedded_store(tmp_path_factory):
     """The set in a store where every memory has its vector of the default model, a copy for
-    this module. Embedding the set takes about half a minute on 2 cores: under pytest-xdist
-    the workers of one run share one embedding, made by the first that needs it while the
-    others wait on a file lock (two at once took twice as long each)."""
+    this module. The vectors come from the set's cache of the model's own vectors
+    (`labelled.VECTORS`, checked against the model by `test_the_cached_vectors_are_the_models_own`);
+    a text the cache lacks is embedded. Under pytest-xdist the workers of one run share one
+    store, made by the first that needs it while the others wait on a file lock."""
     data = labelled.load()
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if run is None:  # one process: nothing to share
@@ -46,7 +48,8 @@ def embedded_store(tmp_path_factory):
                 patched.delenv("MEM0_EMBEDDER", raising=False)
                 semantic = Semantic.from_home(shared)
                 assert semantic.model_id is not None, semantic.reason
-                semantic.backfill(store, labelled.USER)
+                labelled.store_cached_vectors(store, data, semantic.model_id)
+                semantic.backfill(store, labelled.USER)  # (what the cache lacks)
             (shared / "done").touch()
     folder = tmp_path_factory.mktemp("embedded")
     with sqlite3.connect(shared / "labelled.sqlite3") as source, sqlite3.connect(folder / "labelled.sqlite3") as copy:
@@ -83,6 +86,24 @@ def test_both_sets_are_well_formed_and_apart():
     assert not set(labelled.projects(dev)) & set(labelled.projects(held_out))
     assert not {m["key"] for m in dev["memories"]} & {m["key"] for m in held_out["memories"]}
     assert sorted(p for part in held_out["slices"] for p in part["projects"]) == labelled.projects(held_out)
+
+
+def test_the_cached_vectors_are_the_models_own(tmp_path, monkeypatch):
+    """The cache holds every text of the set, made by the default model: a sample of its texts
+    embedded now gives the same vectors (float16 as stored; another CPU may differ in the last
+    bits). After editing the set: `python tests/labelled.py --cache-vectors`."""
+    monkeypatch.delenv("MEM0_EMBEDDER")
+    semantic = Semantic.from_home(tmp_path)
+    assert semantic.model_id is not None, semantic.reason
+    cache = labelled.cached_vectors(semantic.model_id)
+    texts = sorted({m["text"] for m in labelled.load()["memories"]})
+    missing = [text for text in texts if labelled.text_key(text) not in cache]
+    assert not missing, f"{len(missing)} texts not cached: run python tests/labelled.py --cache-vectors"
+    sample = texts[:: max(1, len(texts) // 40)]
+    live = semantic.embed(sample)
+    cached = np.stack([cache[labelled.text_key(text)] for text in sample]).astype(np.float32)
+    cosines = (live * cached).sum(axis=1) / np.linalg.norm(cached, axis=1)
+    assert cosines.min() > 0.999, sample[int(cosines.argmin())]
 
 
 def test_lexical_dream_and_search_figures(labelled_store, capsys):
