@@ -92,6 +92,12 @@ def test_supersede_conflict_or_neither(older, newer, cosine, expected):
         ("Use WITH clauses rather than nested subqueries", None),  # a preference, not a change
         ("Alembic已经升级到1.13", "升级"),
         ("Перешли с flake8 на ruff", "перешли"),
+        # raised, lowered, moved, changed: in Chinese, Japanese and Russian as in English
+        ("背光超时调整为 45 秒", "调整为"),
+        ("Prometheus 保留时间提高到 30d", "提高到"),
+        ("タイムアウトを 60 秒に引き上げた", "引き上げ"),
+        ("Firestore-эмулятор перенесли на порт 8085", "перенесли"),
+        ("Размер загрузки подняли до 200 МБ", "подняли"),
         ("Deploy the storefront to Vercel", None),
     ],
 )

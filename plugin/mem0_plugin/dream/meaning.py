@@ -43,6 +43,9 @@ SWAP_MERGE_COSINE = 0.93  # a pair naming different tools merges only when nearl
 MIN_SUBJECT_OVERLAP = 0.25
 
 MARKED_CONFLICT_COSINE = 0.60
+# A change the newer text marks, this close: one subject even when the two share few words
+# (reworded, or in Chinese or Russian: "背光在无操作 15 秒后熄灭" / "背光超时改为 45 秒").
+MARKED_SAME_SUBJECT_COSINE = 0.70
 # Two values for "the same" setting without a word of change: as often two settings of two
 # things ("the catalog API's timeout" / "the payments API's"). From UNMARKED_VALUE_COSINE on a
 # conflict, but below SAME_SUBJECT_COSINE only when the texts are no one template told of two
@@ -129,7 +132,9 @@ def relation(
         and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
     # (the subject's overlap only once a contradiction is found: most pairs have none)
-    if not contradicts or containment(a, b) < MIN_SUBJECT_OVERLAP:
+    if not contradicts or (
+        (not marked or cosine < MARKED_SAME_SUBJECT_COSINE) and containment(a, b) < MIN_SUBJECT_OVERLAP
+    ):
         return None  # another subject
     if swaps is None:
         swaps = swapped_words(a, b)  # (once per pair: the merge checks may have read them)
