@@ -53,7 +53,7 @@ def type_actions(
         memo = PairMemo(known=known)
         judged = judged_pairs(with_vectors, vectors, memo, readings)
         found.used, found.decided = memo.used, memo.decided
-        found.merges += meaning_merges(judged, type_name, vectors)
+        found.merges += meaning_merges(judged, type_name, vectors, readings)
         taken |= {memory_id for merge in found.merges for memory_id in merge.ids}
     found.conflicts = find_conflicts([item for item in items if item.id not in taken], type_name)
     if with_vectors and found.conflicts:

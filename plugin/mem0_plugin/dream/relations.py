@@ -25,7 +25,7 @@ from .meaning import CONFLICT_COSINE, MERGE_COSINE, open_question, relation
 from .neighbours import similar_vector_pairs
 from .pair_memo import Decision, PairMemo, key, text_digest
 from .plan import ConflictAction, MergeAction
-from .reading import Reading, Readings, literal_values
+from .reading import Readings, literal_values, reading_of
 from .topics import conflict_topic
 
 # (cosine, older, newer, relation, question): a relation the rules decided, or None and what
@@ -70,7 +70,12 @@ def _decision(older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readi
     return kind, None if kind is not None else open_question(older, newer, cosine, readings)
 
 
-def meaning_merges(judged: Sequence[Judged], type_name: str, vectors: Mapping[str, np.ndarray]) -> list[MergeAction]:
+def meaning_merges(
+    judged: Sequence[Judged], type_name: str, vectors: Mapping[str, np.ndarray], readings: Readings | None = None
+) -> list[MergeAction]:
+    """The merge groups of the "merge" pairs of `judged` (see the module docstring). `readings`:
+    the texts already read (`judged_pairs` read them all), added to."""
+    readings = {} if readings is None else readings
     merges = {frozenset((a.id, b.id)): c for c, a, b, kind, _ in judged if kind == "merge"}  # pair → cosine
     conflicts = {frozenset((a.id, b.id)) for _, a, b, kind, _ in judged if kind == "conflict"}
     group_of: dict[str, list[AnalysedMemory]] = {}
@@ -87,14 +92,16 @@ def meaning_merges(judged: Sequence[Judged], type_name: str, vectors: Mapping[st
             group, joining = group_a, newer
         elif group_b is not None:
             group, joining = group_b, older
-        if _may_join(group, joining, merges, conflicts):
+        if _may_join(group, joining, merges, conflicts, readings):
             group.append(joining)
             group_of[joining.id] = group
     groups = {id(g): g for g in group_of.values()}.values()
-    return [_merge_action(group, type_name, merges, vectors) for group in groups]
+    return [_merge_action(group, type_name, merges, vectors, readings) for group in groups]
 
 
-def _may_join(group: list[AnalysedMemory], joining: AnalysedMemory, merges: Mapping, conflicts: set) -> bool:
+def _may_join(
+    group: list[AnalysedMemory], joining: AnalysedMemory, merges: Mapping, conflicts: set, readings: Readings
+) -> bool:
     """Whether `joining` (a "merge" with one member at least) joins `group`: a "merge" with
     at least half of its members and a "conflict" with none (three texts of one fact where
     the rules read only two of the three pairs: docs/dream.md, "Grouping"), and nothing
@@ -104,20 +111,24 @@ def _may_join(group: list[AnalysedMemory], joining: AnalysedMemory, merges: Mapp
         return False
     if all(pair in merges for pair in pairs):
         return True
-    literals = [_literals(member) for member in (*group, joining)]
+    literals = [_literals(member, readings) for member in (*group, joining)]
     union = frozenset().union(*literals)
     return any(held >= union for held in literals)
 
 
-def _literals(member: AnalysedMemory) -> frozenset[str]:
-    return literal_values(Reading(member.memory.memory, member.features))
+def _literals(member: AnalysedMemory, readings: Readings) -> frozenset[str]:
+    return literal_values(reading_of(member, readings))
 
 
 def _merge_action(
-    group: list[AnalysedMemory], type_name: str, merges: Mapping, vectors: Mapping[str, np.ndarray]
+    group: list[AnalysedMemory],
+    type_name: str,
+    merges: Mapping,
+    vectors: Mapping[str, np.ndarray],
+    readings: Readings,
 ) -> MergeAction:
     members = sorted(group, key=lambda m: m.oldest_first_key)
-    literals = [_literals(m) for m in members]
+    literals = [_literals(m, readings) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
     draft = (
