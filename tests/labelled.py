@@ -183,10 +183,11 @@ def write_vector_cache(data: dict, folder: Path, path: Path = VECTORS) -> int:
     url = build_store(data, folder)
     semantic = Semantic.from_home(folder)
     assert semantic.model_id is not None, semantic.reason
+    text_of = {memory_id(m["key"]): m["text"] for m in data["memories"]}
     with open_store(url) as store:
         semantic.backfill(store, USER)
-        rows = store._query("SELECT m.memory, v.vector FROM vectors v JOIN memories m ON m.id = v.id")
-    by_key = {text_key(text): np.frombuffer(blob, dtype=np.float16) for text, blob in rows}
+        vectors = store.vectors_of(USER, semantic.model_id, list(text_of))
+    by_key = {text_key(text_of[i]): np.asarray(vector, dtype=np.float16) for i, vector in vectors.items()}
     keys = sorted(by_key)
     np.savez_compressed(
         path, model=np.array(semantic.model_id), keys=np.array(keys), vectors=np.stack([by_key[k] for k in keys])
