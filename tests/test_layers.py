@@ -1,7 +1,7 @@
 """The package's layers import downward only: read from the source with `ast`, every import
 (lazy and type-checking ones included) checked against the order below.
 
-    core   errors, text, records, filters, features, stored_features, store_url, identity, ids, wording ...
+    core   errors, text, gloss, records, filters, features, stored_features, store_url, identity, ids, wording ...
     store  store/* — core only
     dream  dream/* — never the CLI or the server
     edges  cli/*, server, web/* — nothing imports them (but web, the HTTP server, serves server's tools)
@@ -21,6 +21,7 @@ CORE = frozenset(
         "jsontext",
         "timeutil",
         "text",
+        "gloss",
         "sanitize",
         "secrets",
         "records",

@@ -72,3 +72,25 @@ def test_a_database_from_before_the_postings_searches_alike_and_is_migrated(post
         assert kept == wanted
     finally:
         postgres_server.drop_database(url)
+
+
+def test_a_database_from_before_the_glosses_indexes_them_when_opened(postgres_server, tmp_path, monkeypatch):
+    url = postgres_server.url("mem0_before_glosses")
+    postgres_server._admin("DROP DATABASE IF EXISTS mem0_before_glosses", "CREATE DATABASE mem0_before_glosses")
+    russian = "Локальный Redis слушает порт 6380."
+    try:
+        old = caller(url, tmp_path)
+        ids = [operations.add_memory(old, text, infer=False)["results"][0]["id"] for text in (*TEXTS, russian)]
+        with psycopg.connect(url, autocommit=True) as conn:  # as migration 2 left it: no glosses
+            conn.execute("UPDATE memories SET terms = %s WHERE id = %s", ("6380 redis локальный порт слушает", ids[-1]))
+            conn.execute("DELETE FROM mem0_schema WHERE version = 3")
+        assert search(old, "which local port does it listen on") == []
+        old.store.close()
+        new = caller(url, tmp_path)  # migration 3 runs
+        assert search(new, "which local port does it listen on")[0][0] == ids[-1]
+        assert search(new, "на каком порту слушает redis")[0][0] == ids[-1]
+        new.store.close()
+        kept, wanted = postings(url)
+        assert kept == wanted
+    finally:
+        postgres_server.drop_database(url)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from ..gloss import search_terms
 from ..text import has_unspaced, significant_words, terms_text
 
 Migration = str | Callable[[sqlite3.Connection], None]
@@ -25,6 +26,18 @@ def _retokenize_unspaced(conn: sqlite3.Connection) -> None:
         if isinstance(text, str) and has_unspaced(text)
     ]
     conn.executemany("UPDATE memories SET terms = ?, features = NULL WHERE rowid = ?", changed)
+
+
+def index_glosses(conn: sqlite3.Connection) -> None:
+    """9: a memory is searched by the English glosses of its Russian, Chinese and Japanese
+    developer terms too (`gloss`, docs/search.md "Across languages"): rewrite the full-text
+    terms of every row whose text is not ASCII. Dream's stored features are not touched.
+    (A later edit of the glossary is a migration running this again.)"""
+    rows = conn.execute("SELECT rowid, memory FROM memories").fetchall()
+    changed = [
+        (terms_text(search_terms(text)), rowid) for rowid, text in rows if isinstance(text, str) and not text.isascii()
+    ]
+    conn.executemany("UPDATE memories SET terms = ? WHERE rowid = ?", changed)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -218,6 +231,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             ON CONFLICT (user_id, model) DO UPDATE SET n = n + 1;
     END;
     """,
+    index_glosses,
 )
 
 

@@ -9,6 +9,11 @@ migrations at once), with PostgreSQL's own means: `tsvector` + GIN for full-text
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..gloss import search_terms
+from ..text import terms_text
+
 MIGRATE_LOCK = 0x6D656D30_0001  # pg_advisory_xact_lock key while migrating
 
 # The rows migration 2's triggers keep, computed from the tables at once (the migration itself,
@@ -22,8 +27,19 @@ VECTOR_COUNTS_BACKFILL = """
     INSERT INTO vector_counts (user_id, model, n) SELECT user_id, model, count(*) FROM vectors GROUP BY user_id, model
 """
 
+
+def index_glosses(conn) -> None:
+    """3: the SQLite store's migration 9 (`store.migrations.index_glosses`): the full-text terms
+    of every memory whose text is not ASCII gain the English glosses of its words (the
+    `memory_terms` trigger follows)."""
+    rows = conn.execute("SELECT rowid, memory FROM memories WHERE memory ~ '[^[:ascii:]]'").fetchall()
+    changed = [(terms_text(search_terms(text)), rowid) for rowid, text in rows]
+    if changed:
+        conn.cursor().executemany("UPDATE memories SET terms = %s WHERE rowid = %s", changed)
+
+
 # Text columns that are compared or ordered use the "C" collation: byte order, as SQLite.
-MIGRATIONS: tuple[str, ...] = (
+MIGRATIONS: tuple[str | Callable[..., None], ...] = (
     # 1: everything the SQLite store has after its migration 7.
     """
     CREATE FUNCTION mem0_json(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
@@ -233,6 +249,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER vector_counts_change AFTER INSERT OR DELETE OR UPDATE OF user_id, model ON vectors
         FOR EACH ROW EXECUTE FUNCTION mem0_count_vector();
     """,
+    index_glosses,
 )
 
 
@@ -244,7 +261,10 @@ def migrate(conn) -> None:
         row = conn.execute("SELECT max(version) FROM mem0_schema").fetchone()
         current = row[0] or 0
         for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
-            conn.execute(script)
+            if callable(script):
+                script(conn)
+            else:
+                conn.execute(script)
             conn.execute("INSERT INTO mem0_schema (version) VALUES (%s)", (number,))
 
 

@@ -7,9 +7,10 @@ import json
 import sqlite3
 from typing import Any
 
+from ..gloss import search_terms
 from ..records import Memory, memory_of_values
 from ..stored_features import encode_for
-from ..text import significant_words, terms_text
+from ..text import terms_text
 from ..timeutil import parse_timestamp, to_micros
 
 COLUMNS = (
@@ -147,7 +148,7 @@ def memory_to_row(memory: Memory, *, with_text: bool = True, features: object = 
     return _row(
         memory,
         text_hash(memory.memory),
-        terms_text(significant_words(memory.memory)),
+        terms_text(search_terms(memory.memory)),
         features if isinstance(features, str) else None,
     )
 

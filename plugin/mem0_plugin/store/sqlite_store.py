@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
+from ..gloss import search_terms
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
-from ..text import overlap_score, significant_words
+from ..text import overlap_score
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
@@ -518,7 +519,7 @@ class SqliteStore:
             return replacements_first([(m, s) for m, s in lexical if threshold is None or s >= threshold])
         pool = max(2 * top_k, 20)  # vector candidates; the lexical side's best `top_k` join them
         found: dict[str, Candidate] = {}
-        terms = significant_words(query)
+        terms = search_terms(query)
         sql, params = self._where(user_id, where, mode)
         cosines, nearest = self._vector_side(user_id, model, vector, sql, params, pool, [m.id for m, _ in lexical])
         for memory, score in lexical:
@@ -526,7 +527,7 @@ class SqliteStore:
         exact = text_hash(query)
         for memory, cosine, hashed in nearest:
             if memory.id not in found:
-                score = 1.0 if hashed == exact else overlap_score(terms, significant_words(memory.memory))
+                score = 1.0 if hashed == exact else overlap_score(terms, search_terms(memory.memory))
                 found[memory.id] = Candidate(memory, score, cosine)
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
@@ -612,7 +613,7 @@ class SqliteStore:
         `store.search`. Results: the best `top_k` by score, ties by `created_at` then `id`.
         """
         sql, params = self._where(user_id, where, mode)
-        found = lexical.Found(significant_words(query), text_hash(query), threshold)
+        found = lexical.Found(search_terms(query), text_hash(query), threshold)
         self._find_lexical(found, sql, params, top_k)
         return [(row_to_memory(row), score) for score, row in found.ranking()[:top_k]]
 
