@@ -114,6 +114,9 @@ def test_lexical_dream_and_search_figures(labelled_store, capsys):
     assert scores.protected_touched == 0
     assert scores.merge_precision >= 0.9 or scores.merge_predicted == 0
     assert scores.synthesis_negatives_hit == 0
+    # search across languages by the glossary's English glosses (docs/search.md): 0.72 before,
+    # Russian 0.56 → 0.81
+    assert scores.hit_rate() >= 0.74 and scores.hit_rate("ru") >= 0.78
 
 
 def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
@@ -137,14 +140,17 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     # Session 24's rules: merge recall 0.55 → 0.61; an unmarked value replaced is a conflict from
     # cosine 0.64 (was 0.76), conflicts 0.89 / 0.63 → 0.88 / 0.68: recall is what the targets lack;
     # a marked change at 0.70 needs no shared words, change markers in every language: 0.89 / 0.70,
-    # supersedes 0.96 / 0.73 → 0.98 / 0.80)
+    # supersedes 0.96 / 0.73 → 0.98 / 0.80). Questions in another language than their answers
+    # are glossed into English (docs/search.md, "Across languages"): hit@5 0.88 → 0.92, Russian
+    # 0.71 → 0.93, Chinese 0.87 → 0.96, Japanese 0.63 → 0.84.
     assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.59
     assert scores.conflict_precision >= 0.86 and scores.conflict_recall >= 0.68  # conflicts and supersedes together
     assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.76  # the marked pairs
     assert scores.winner_rate >= 0.95
     assert scores.synthesis_precision >= 0.25 and scores.synthesis_recall >= 0.55  # groups for a judge
     assert scores.synthesis_negatives_hit == 0
-    assert scores.hit_rate() >= 0.86 and scores.hit_rate("zh") >= 0.84 and scores.hit_rate("ru") >= 0.68
+    assert scores.hit_rate() >= 0.90 and scores.hit_rate("zh") >= 0.93 and scores.hit_rate("ru") >= 0.90
+    assert scores.hit_rate("ja") >= 0.80
 
 
 def _plans_of_each_project(embedded_store, monkeypatch):
