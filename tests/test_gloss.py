@@ -181,3 +181,11 @@ def test_a_missing_or_broken_glossary_leaves_search_working_without_glosses(tmp_
         assert [r["id"] for r in found] == [kept["id"]]
     finally:
         gloss.glossary.cache_clear()
+
+
+def test_a_long_text_is_glossed_by_its_beginning():
+    head = "Локальный Postgres слушает порт 5433. "
+    tail = "Данные лежат в базе данных. " * (gloss.GLOSSED_CHARS // 20)
+    assert gloss.english_of(head + tail, SMALL)[:3] == ["local", "listen", "port"]
+    assert "data" in gloss.english_of(head + tail, SMALL)  # within the first GLOSSED_CHARS
+    assert gloss.english_of("x" * gloss.GLOSSED_CHARS + "Локальный порт", SMALL) == []

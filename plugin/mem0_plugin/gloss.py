@@ -26,6 +26,7 @@ from typing import NamedTuple
 from .text import has_unspaced, significant_words
 
 GLOSSARY_FILE = "data/glossary.json"
+GLOSSED_CHARS = 20_000  # a longer text is glossed by its beginning (its vector too is of its start)
 _CYRILLIC_WORD = re.compile(r"[а-яё]+")
 _HAS_CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./:@+-]*")
@@ -51,11 +52,23 @@ def _russian_stemmer():
     return stemmer
 
 
+_STEMS: dict[str, str] = {}  # word -> its stem: words recur across memories
+_STEMS_KEPT = 200_000  # words remembered at most (~30 MB); later new words are stemmed each time
+
+
 def russian_stems(text: str) -> list[str]:
     """The Snowball stems of the Cyrillic words of `text`, in order (ё read as е)."""
     words = _CYRILLIC_WORD.findall(text.lower().replace("ё", "е"))
-    stemmer = _russian_stemmer() if words else None
-    return stemmer.stemWords(words) if stemmer is not None else words
+    new = [word for word in set(words) if word not in _STEMS]
+    if not new:
+        return [_STEMS[word] for word in words]
+    stemmer = _russian_stemmer()
+    if stemmer is None:
+        return words
+    fresh = dict(zip(new, stemmer.stemWords(new)))
+    if len(_STEMS) < _STEMS_KEPT:
+        _STEMS.update(fresh)
+    return [fresh[word] if word in fresh else _STEMS[word] for word in words]
 
 
 def _russian_forms(term: str) -> list[str]:
@@ -101,6 +114,7 @@ def english_of(text: str, terms: Glossary | None = None) -> list[str]:
     """The English glosses of the glossary's terms in `text`, in the order found, each once."""
     if text.isascii():
         return []
+    text = text[:GLOSSED_CHARS]
     terms = terms or glossary()
     found: dict[str, None] = {}
     if _HAS_CYRILLIC.search(text):
