@@ -435,6 +435,27 @@ def item(text: str, day: int, type_: str = "decision"):
             0.86,
             "conflict",
         ),
+        # a developer's machine is one environment, said "local", "locally" or "dev"
+        (
+            "claims-service listens on 8080 locally (default quarkus.http.port).",
+            "claims-service dev port is now 8081 since policy-service took 8080 in docker-compose.yml.",
+            0.57,
+            "conflict",
+        ),
+        # the newer text names the old value as the one it replaced: a change, though both hold it
+        (
+            "The notifications worker polls the queue every 30 seconds.",
+            "The notifications worker now polls the queue every 10 seconds; 30 was too slow for reminders.",
+            0.55,
+            "conflict",
+        ),
+        # ... only when it marks the change: two values side by side are two settings
+        (
+            "The notifications worker polls the queue every 30 seconds.",
+            "The notifications worker polls the queue every 10 seconds in staging and 30 in production.",
+            0.82,
+            None,
+        ),
         # a word that moved is no word swapped: "… is at <url>" / "… URL is <url>"
         (
             "The artifact store is at https://artifacts.internal/vision.",

@@ -41,6 +41,13 @@ def replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Re
     return _holds_unwritten(values_a, values_b, b) and _holds_unwritten(values_b, values_a, a)
 
 
+def retired(values_a: frozenset[str], values_b: frozenset[str], a: Reading) -> bool:
+    """The newer text holds the older's value of the kind and a new one the older does not
+    write: the old value named as what was replaced ("API on port 8000" / "the API now listens
+    on 8080 — 8000 clashed with JupyterHub"). Only a change the newer text marks reads so."""
+    return bool(values_a & values_b) and _holds_unwritten(values_b, values_a, a)
+
+
 def _holds_unwritten(values: frozenset[str], others: frozenset[str], other: Reading) -> bool:
     """Whether one of `values` is neither among the other text's `others` nor written in it.
     (A loop, not `any()` over a generator: this runs for most candidate pairs.)"""

@@ -22,7 +22,7 @@ from ..lexicon import EVENT_TYPES, WEAK_WORDS
 from .analysed import AnalysedMemory
 from .conditions import adds_condition
 from .literal_kinds import VALUE_KINDS
-from .literals import echoed, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds
+from .literals import echoed, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
 from .reading import Reading, Readings, literal_values, reading_of
 from .two_things import (
@@ -126,7 +126,12 @@ def relation(
         return "merge"
     if event or cosine < CONFLICT_COSINE or not same_conditions:
         return None
-    values = [kind for kind in values if replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b)]
+    values = [
+        kind
+        for kind in values
+        if replaced_both_ways(a.kinds[kind], b.kinds[kind], a, b)
+        or (marked and retired(a.kinds[kind], b.kinds[kind], a))
+    ]
     contradicts = (
         values
         and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))

@@ -343,10 +343,10 @@ _ENVIRONMENT_WORDS = {
     "previews": "preview",
     "production": "production",
     "prod": "production",
-    "dev": "development",
+    "dev": "development",  # a developer's machine: "local", "locally" and "dev" are one
     "development": "development",
-    "local": "local",
-    "locally": "local",
+    "local": "development",
+    "locally": "development",
     "ci": "ci",
 }
 _ENVIRONMENT = re.compile(r"(?<![\w.-])(?:" + "|".join(_ENVIRONMENT_WORDS) + r")(?![\w-])")
@@ -355,15 +355,15 @@ _ENVIRONMENT_FOREIGN = (
     ("预发", "staging"),
     ("生产", "production"),
     ("开发环境", "development"),
-    ("本地", "local"),
+    ("本地", "development"),
     ("ステージング", "staging"),
     ("本番", "production"),
     ("開発環境", "development"),
-    ("ローカル", "local"),
+    ("ローカル", "development"),
     ("стейдж", "staging"),
     ("продакшен", "production"),
     ("прод", "production"),
-    ("локальн", "local"),
+    ("локальн", "development"),
 )
 _ASIDE = re.compile(r"\([^()]*\)")
 # Where a text that names no environment is about: production, or a developer's machine, so
