@@ -1234,3 +1234,36 @@ def test_a_version_with_letters_is_read_whole():
     assert reading("Python 3.13.0rc1 and v2.1b3").kinds["version"] == {"3.13.0rc1", "v2.1b3"}
     assert reading("Upgraded Python from 3.13.0rc1 to 3.13.0").kinds["version"] == {"3.13.0rc1", "3.13.0"}
     assert "version" not in reading("Timeouts are 30s and pods get 512Mi").kinds
+
+
+def test_an_unmarked_value_replaced_is_a_conflict_from_its_own_threshold():
+    older, newer = "Product listing page size is 24 items.", "PLP pagination: 36 products per page."
+    assert relation(item(older, 1), item(newer, 40), 0.65) == "conflict"  # (below merging, above 0.64)
+    assert relation(item(older, 1), item(newer, 40), 0.62) is None
+    # two memories each other's closest: from the floor where pairs are compared
+    assert relation(item(older, 1), item(newer, 40), 0.55, nearest=True) == "conflict"
+    assert relation(item(older, 1), item(newer, 40), 0.48, nearest=True) is None
+    versions = ("Tailwind is pinned to 3.4.", "We build styles with Tailwind v4.1.")  # a version: from 0.60
+    assert relation(item(versions[0], 1), item(versions[1], 40), 0.61) == "conflict"
+    assert relation(item(versions[0], 1), item(versions[1], 40), 0.59) is None
+
+
+def _unit(*weights: float) -> np.ndarray:
+    vector = np.array([*weights, 0.0, 0.0, 0.0][:4], dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_a_replaced_value_at_a_low_cosine_is_a_conflict_only_between_two_closest_memories():
+    from mem0_plugin.dream.pair_memo import PairMemo
+    from mem0_plugin.dream.relations import judged_pairs
+
+    older = item("Product listing page size is 24 items.", 1)
+    newer = item("PLP pagination: 36 products per page.", 40)
+    closer = item("Search results show 48 hits per page.", 41)
+    vectors = {older.id: _unit(1, 0), newer.id: _unit(0.55, 0.835)}  # cosine 0.55, each other's closest
+    kinds = {(o.id, n.id): kind for _, o, n, kind, _ in judged_pairs([older, newer], vectors, PairMemo())}
+    assert kinds == {(older.id, newer.id): "conflict"}
+    # a third memory closer to the newer one: the pair is no longer each other's closest
+    vectors[closer.id] = _unit(0.3, 0.95)
+    kinds = {(o.id, n.id): kind for _, o, n, kind, _ in judged_pairs([older, newer, closer], vectors, PairMemo())}
+    assert kinds.get((older.id, newer.id)) is None

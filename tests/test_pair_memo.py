@@ -51,7 +51,9 @@ def plan_of(memories, vectors, pairs=None):
 
 
 MEMORIES = [memory("m1", OLD_TEXT, 1), memory("m2", NEW_TEXT, 20)]
-PAIR_KEY = key(False, text_digest(OLD_TEXT), text_digest(NEW_TEXT))
+PAIR_KEY = key(
+    False, text_digest(OLD_TEXT), text_digest(NEW_TEXT), nearest=True
+)  # (two memories: each other's closest)
 
 
 def test_a_remembered_decision_is_used_only_at_the_same_cosine():
@@ -75,10 +77,11 @@ def test_a_remembered_decision_is_used_only_at_the_same_cosine():
     assert stale.decided == 1
 
 
-def test_the_key_is_ordered_and_says_whether_the_type_records_events():
+def test_the_key_is_ordered_and_says_whether_the_type_records_events_and_the_two_are_closest():
     older, newer = text_digest(OLD_TEXT), text_digest(NEW_TEXT)
     assert key(False, older, newer) != key(False, newer, older)
     assert key(True, older, newer) != key(False, older, newer)
+    assert key(False, older, newer, nearest=True) != key(False, older, newer)
     assert len(key(False, older, newer)) == len(pair_file.RECORD.pack(key(False, older, newer), 0.5, 0)[:21])
 
 
@@ -160,7 +163,7 @@ def semantic_env(mem0_home, monkeypatch, tmp_path):
 def test_auto_remembers_its_pairs_and_the_next_night_decides_none(semantic_env, capsys, monkeypatch):
     calls = []
     decide = relations.relation
-    monkeypatch.setattr(relations, "relation", lambda *a: calls.append(1) or decide(*a))
+    monkeypatch.setattr(relations, "relation", lambda *a, **k: calls.append(1) or decide(*a, **k))
     now = ["--now", "2026-11-30T00:00:00+00:00"]
     capsys.readouterr()
     assert dream_cli.main(["--plan", "--json", *now]) == 0

@@ -54,6 +54,11 @@ UNMARKED_VALUE_COSINE = 0.64
 SAME_SUBJECT_COSINE = 0.76
 
 UNMARKED_VERSION_COSINE = 0.60  # two versions of one named thing: rarely two things
+# Two memories that are each other's closest of their type are about one subject far more
+# often than a pair just as close: a value replaced between them is a conflict from the floor
+# where pairs are compared ("Product listing page size is 24 items" / "PLP pagination: 36
+# products per page": 0.55).
+NEAREST_VALUE_COSINE = 0.50
 
 
 LOW_MERGE_COSINE = 0.66  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
@@ -91,15 +96,24 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
 
 
 def relation(
-    older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings | None = None
+    older: AnalysedMemory,
+    newer: AnalysedMemory,
+    cosine: float,
+    readings: Readings | None = None,
+    *,
+    nearest: bool = False,
 ) -> str | None:
-    """ "merge", "conflict" or None (leave them alone) for two memories of one type. The checks
-    run cheapest first: most candidate pairs are decided by their cosine and two flags."""
+    """ "merge", "conflict" or None (leave them alone) for two memories of one type; `nearest`:
+    each is the other's closest of the type (`NEAREST_VALUE_COSINE`). The checks run cheapest
+    first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
     flipped, marked = polarity_flipped(a, b) or switched(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
-    if not could_merge and (cosine < CONFLICT_COSINE or not (flipped or marked)):
-        return None  # below merging, only a flip or a marked change can make a conflict
+    value_cosine = NEAREST_VALUE_COSINE if nearest else UNMARKED_VALUE_COSINE
+    if not could_merge and (
+        cosine < CONFLICT_COSINE or not (flipped or marked or cosine >= min(value_cosine, UNMARKED_VERSION_COSINE))
+    ):
+        return None  # below merging, only a flip, a marked change or a value replaced can make a conflict
     if not could_merge and containment(a, b) < MIN_SUBJECT_OVERLAP:
         return None
     replaced = replaced_kinds(a, b)
@@ -133,8 +147,7 @@ def relation(
         or (marked and retired(a.kinds[kind], b.kinds[kind], a))
     ]
     contradicts = (
-        values
-        and (marked or cosine >= UNMARKED_VALUE_COSINE or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
+        values and (marked or cosine >= value_cosine or ("version" in values and cosine >= UNMARKED_VERSION_COSINE))
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
     # (the subject's overlap only once a contradiction is found: most pairs have none)
     if not contradicts or (

@@ -2,8 +2,8 @@
 
 Judging the pairs close in meaning (`meaning.relation`, then `meaning.open_question`) is most
 of a night's analysis, and from one night to the next almost every pair is the same. The
-decision depends only on whether the pair's type records events, on the two texts (older
-first) and on their cosine: `key` digests the first two, and an entry keeps the cosine it was
+decision depends only on whether the pair's type records events, on whether the two are each
+other's closest, on the two texts (older first) and on their cosine: `key` digests the first three, and an entry keeps the cosine it was
 decided at, so it is used only for the very same cosine (same texts, same model, same stored
 vectors). A memo is a cache: with or without it, the decisions, and so the plan, are the same.
 
@@ -31,10 +31,11 @@ def text_digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).digest()
 
 
-def key(event: bool, older_digest: bytes, newer_digest: bytes) -> bytes:
-    """A pair's key (`KEY_BYTES`): b"e" for a type of events (`lexicon.EVENT_TYPES`), else b"n",
-    then the two digests."""
-    return (b"e" if event else b"n") + older_digest + newer_digest
+def key(event: bool, older_digest: bytes, newer_digest: bytes, nearest: bool = False) -> bytes:
+    """A pair's key (`KEY_BYTES`): b"e" for a type of events (`lexicon.EVENT_TYPES`), else b"N"
+    for two memories each other's closest (`meaning.relation`'s `nearest`) or b"n", then the
+    two digests."""
+    return (b"e" if event else b"N" if nearest else b"n") + older_digest + newer_digest
 
 
 @dataclass

@@ -53,20 +53,35 @@ def judged_pairs(
     readings = {} if readings is None else readings
     order = [item.oldest_first_key for item in with_vectors]
     digests = [text_digest(item.memory.memory) for item in with_vectors]
-    for i, j, cosine in similar_vector_pairs([vectors[item.id] for item in with_vectors], floor):
+    pairs = similar_vector_pairs([vectors[item.id] for item in with_vectors], floor)
+    closest = _closest(pairs, len(with_vectors))
+    for i, j, cosine in pairs:
         if order[j] < order[i]:
             i, j = j, i
         older, newer = with_vectors[i], with_vectors[j]
-        pair_key = key(event, digests[i], digests[j])
-        kind, question = memo.decide(pair_key, cosine, partial(_decision, older, newer, cosine, readings))
+        nearest = not event and closest[i] == cosine == closest[j]
+        pair_key = key(event, digests[i], digests[j], nearest)
+        kind, question = memo.decide(pair_key, cosine, partial(_decision, older, newer, cosine, readings, nearest))
         if kind is not None or question is not None:
             judged.append((cosine, older, newer, kind, question))
     judged.sort(key=lambda j: (-j[0], j[1].id, j[2].id))
     return judged
 
 
-def _decision(older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings) -> Decision:
-    kind = relation(older, newer, cosine, readings)
+def _closest(pairs: Sequence[tuple[int, int, float]], count: int) -> list[float]:
+    """Each memory's highest cosine among `pairs` (-1 for one in none): two memories are each
+    other's closest when their pair's cosine is both of theirs."""
+    closest = [-1.0] * count
+    for i, j, cosine in pairs:
+        closest[i] = max(closest[i], cosine)
+        closest[j] = max(closest[j], cosine)
+    return closest
+
+
+def _decision(
+    older: AnalysedMemory, newer: AnalysedMemory, cosine: float, readings: Readings, nearest: bool
+) -> Decision:
+    kind = relation(older, newer, cosine, readings, nearest=nearest)
     return kind, None if kind is not None else open_question(older, newer, cosine, readings)
 
 
