@@ -435,6 +435,14 @@ def item(text: str, day: int, type_: str = "decision"):
             0.86,
             "conflict",
         ),
+        # a number with its digits grouped is the same number: "10_000" (code), "10,000" (prose)
+        (
+            "The importer commits every 5000 rows (IMPORT_BATCH = 5000).",
+            "The importer commits every 10_000 rows.",
+            0.9,
+            "conflict",
+        ),
+        ("The importer commits every 10,000 rows.", "The importer commits after each 10000 rows.", 0.95, "merge"),
         # a developer's machine is one environment, said "local", "locally" or "dev"
         (
             "claims-service listens on 8080 locally (default quarkus.http.port).",

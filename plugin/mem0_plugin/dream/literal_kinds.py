@@ -18,6 +18,16 @@ _NUMBER_IN_ANY_SCRIPT = re.compile(r"(?<![0-9A-Za-z_.])\d+(?:\.\d+)*(?![0-9A-Za-
 
 _VERSION_VALUE = re.compile(r"v?\d+(?:\.\d+)+|v\d+")
 _NUMBER_VALUE = re.compile(r"\d+(?:[,:]\d+)*")
+# A number with its digits grouped, as code writes it ("30_000", "1_000_000") or prose ("10,000"):
+# the same number as "30000" and "10000".
+_GROUPED_NUMBER = re.compile(r"\d+(?:_\d+)+|\d{1,3}(?:,\d{3})+")
+
+
+def ungrouped(literals: frozenset[str]) -> frozenset[str]:
+    """`literals` with each number whose digits are grouped written plain ("30_000" → "30000")."""
+    if not any(map(_GROUPED_NUMBER.fullmatch, literals)):
+        return literals  # (nearly every text)
+    return frozenset(v.replace("_", "").replace(",", "") if _GROUPED_NUMBER.fullmatch(v) else v for v in literals)
 
 
 @lru_cache(maxsize=1 << 14)  # (the same paths and identifiers recur across a project's texts)
@@ -96,9 +106,10 @@ def _literal_kinds(text: str, features: TextFeatures, units: frozenset[str]) -> 
     if text.isascii():
         literals = features.literals
         if not units and len(literals) <= 1:  # (most texts: one literal or none)
+            literals = ungrouped(literals)
             return {kind_of(value): literals for value in literals} if literals else _NO_KINDS  # (read only)
         grouped: dict[str, set[str]] = {}
-        for value in features.literals:
+        for value in ungrouped(literals):
             grouped.setdefault(kind_of(value), set()).add(value)
         if units:
             grouped.setdefault("number", set()).update(units)

@@ -16,7 +16,7 @@ from ..features import TextFeatures, text_features
 from ..lexicon import WEAK_WORDS
 from ..text import fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
-from .literal_kinds import LATIN_WORD, kinds_of, lettered_versions, unit_numbers
+from .literal_kinds import LATIN_WORD, kinds_of, lettered_versions, ungrouped, unit_numbers
 from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no
 
 _NOTHING: frozenset[str] = frozenset()
@@ -324,7 +324,7 @@ def _commands(lowered: str, names_a_program: bool) -> dict[str, str]:
 def literal_values(r: Reading) -> frozenset[str]:
     """Every literal value of the text (for English text, those `features` already read)."""
     if r.plain:
-        return r.features.literals
+        return ungrouped(r.features.literals)  # ("30_000" is 30000)
     return frozenset().union(*r.kinds.values()) if r.kinds else frozenset()
 
 
