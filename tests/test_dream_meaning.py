@@ -435,6 +435,33 @@ def item(text: str, day: int, type_: str = "decision"):
             0.86,
             "conflict",
         ),
+        # one command written twice: its words in another order, its program with its path or runner
+        (
+            "Materialize one asset locally: `dagster asset materialize --select staging/orders -m pylon.definitions`.",
+            "One asset without the UI: `dagster asset materialize -m pylon.definitions --select staging/orders`.",
+            0.96,
+            "merge",
+        ),
+        (
+            "Never run `php artisan migrate:fresh` on a shared database: it drops every table.",
+            "Do not run `artisan migrate:fresh` against a shared database; it wipes all tables.",
+            0.91,
+            "merge",
+        ),
+        # ... but another program's command is another command, even when the text names the old one
+        (
+            "The deploy hook installs frontend deps with `npm ci && npm run build`.",
+            "Switched the deploy hook to `pnpm install --frozen-lockfile && pnpm run build` (npm ci took 4 min).",
+            0.8,
+            "conflict",
+        ),
+        # a list of words written with slashes is no path
+        (
+            "Flavors: dev, staging, prod. Entry points lib/main_dev.dart and lib/main_prod.dart.",
+            "Three flavors (dev/staging/prod), with entry points lib/main_dev.dart and lib/main_prod.dart.",
+            0.96,
+            "merge",
+        ),
         # a number with its digits grouped is the same number: "10_000" (code), "10,000" (prose)
         (
             "The importer commits every 5000 rows (IMPORT_BATCH = 5000).",

@@ -62,18 +62,39 @@ def echoed(value: str, other: Reading) -> bool:
     written in the other text too, though not as a literal of its own: bare among its words
     ("`mkdocs build`" / "after mkdocs build, …"), or as part of a longer literal ("release.yml"
     / ".github/workflows/release.yml"; "tests/compose.yml" / "`docker compose -f
-    tests/compose.yml up`"). The same thing written two ways, not a value replaced. Never
+    tests/compose.yml up`"; a list of words written with slashes, "dev/staging/prod" / "dev,
+    staging, prod"; a command as another command of the other text with its words in another
+    order, `_command_written`). The same thing written two ways, not a value replaced. Never
     inside a longer name or number: "80" is not echoed by "8080", "3.11" not by "3.11.2",
     "app" not by "app-server" or "app/api"."""
     text = other.lowered
     if written(value, text, qualified="." in value and kind_of(value) == "dotted"):
         return True
+    if "/" in value and _WORD_LIST.fullmatch(value) and all(written(word, text) for word in value.split("/")):
+        return True  # "dev/staging/prod" / "dev, staging, prod": words, not a path
     if value in _NUMBER_WORDS and re.search(rf"\b{_NUMBER_WORDS[value]}\b", text):
         return True  # "3 new unit tests" / "three new unit tests"
     head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
-    return bool(
-        dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and written(last, text, True)
-    )
+    if dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and written(last, text, True):
+        return True
+    return " " in value and any(_command_written(value, command) for command in other.kinds.get("code", ()))
+
+
+_WORD_LIST = re.compile(r"[a-z]+(?:/[a-z]+)+")  # "dev/staging/prod", "ios/android"
+
+
+# Words that run a program rather than name it: "php artisan migrate" is "artisan migrate".
+_RUNNERS = frozenset("php python python3 node npx bunx bundle exec uv run poetry pipenv sudo".split())
+
+
+def _command_written(command: str, other: str) -> bool:
+    """Every word of a command written in the other command, in any order, its program by its
+    file name: "`dagster asset materialize --select x -m y`" / "`… -m y --select x`";
+    "`./vendor/bin/sail up -d`" / "`sail up -d`"; "`php artisan migrate:fresh`" / "`artisan
+    migrate:fresh`". The same command, not one replaced."""
+    program, *arguments = command.split()
+    words = [word for word in (program.rpartition("/")[2], *arguments) if word not in _RUNNERS]
+    return len(words) >= 2 and all(written(word, other) for word in words)
 
 
 _NUMBER_WORDS = dict(
