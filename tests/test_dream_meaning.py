@@ -455,6 +455,14 @@ def item(text: str, day: int, type_: str = "decision"):
             0.8,
             "conflict",
         ),
+        # Russian "никаких X" ("no X at all") negates X as "запрещён" prohibits it
+        (
+            "Суммы денег в событиях храним в BigDecimal строкой, никаких double.",
+            "double для денег в событиях запрещён: BigDecimal строкой.",
+            0.9,
+            "merge",
+        ),
+        ("Суммы денег в событиях храним в double.", "Никаких double для денег в событиях.", 0.9, "conflict"),
         # a list of words written with slashes is no path
         (
             "Flavors: dev, staging, prod. Entry points lib/main_dev.dart and lib/main_prod.dart.",

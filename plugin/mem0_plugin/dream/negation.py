@@ -15,7 +15,7 @@ from ..text import NEGATIONS, has_unspaced, words
 
 # ("缺", lacking, is a negation as "without" is in English; "缺省" is "default")
 _FOREIGN_NEGATION = re.compile(
-    r"不|没有|别|禁止|勿|无需|缺(?!省)|关闭|禁用|無|しない|ない|やめ|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b"
+    r"不|没有|别|禁止|勿|无需|缺(?!省)|关闭|禁用|無|しない|ない|やめ|\bне\b|\bнельзя\b|\bникогда\b|\bнет\b|\bбез\b|\bникак\w+"
 )
 # Words that state a prohibition without a negation word ("is discouraged", "is banned"): such
 # a text says the same as its negated paraphrase ("Don't ..."), so it counts as negated too.
@@ -118,7 +118,7 @@ def negated_targets(text: str) -> frozenset[str] | None:
     for i in range(len(tokens) - 1, -1, -1):
         token = tokens[i]
         if token in NEGATIONS or token in _RUSSIAN_NEGATIONS:
-            before = tokens[i - 1] if token in _RUSSIAN_NEGATIONS and token != "без" and i > 0 else None
+            before = tokens[i - 1] if token in _RUSSIAN_NEGATIONS and token != "без" and token not in _NO_ANY and i > 0 else None
             if before is not None and _skipped(before):
                 before = None
             if following is None and before is None:
@@ -141,7 +141,9 @@ GENERIC_PREDICATES = frozenset(
 _PROHIBITION_WITHOUT_TARGET = re.compile(_PROHIBITION_EN + r"|禁止|不允许|禁じ|запрещ|нельзя")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 HIRAGANA = re.compile(r"[\u3040-\u309f]")
-_RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split())
+# "никаких X" ("no X at all") negates the words after it only, as "без" does
+_NO_ANY = frozenset("никаких никакой никакая никакое никакие никакого никаким никакими".split())
+_RUSSIAN_NEGATIONS = frozenset("не ни нет никогда без".split()) | _NO_ANY
 _RUSSIAN_SKIP = frozenset("надо нужно стоит будет быть было используем использовать используйте".split())
 _CHINESE_NEGATION = re.compile(r"不要|不得|不能|不用|不会|不再|不|没有|没|别|勿|无需|缺少|缺(?!省)|关闭|禁用")
 # skipped after a negation: what says nothing of its own ("不要直接用 X", "不要再跑 X": the X)
