@@ -463,6 +463,13 @@ def item(text: str, day: int, type_: str = "decision"):
             "merge",
         ),
         ("Суммы денег в событиях храним в double.", "Никаких double для денег в событиях.", 0.9, "conflict"),
+        # a package's name written as words
+        (
+            "Chose the CRXJS Vite plugin over Plasmo: we keep manifest.json hand-written.",
+            "Bundler: `@crxjs/vite-plugin`, not Plasmo, so we own manifest.json.",
+            0.8,
+            "merge",
+        ),
         # a list of words written with slashes is no path
         (
             "Flavors: dev, staging, prod. Entry points lib/main_dev.dart and lib/main_prod.dart.",
@@ -863,6 +870,11 @@ def test_a_file_name_is_not_echoed_by_its_extension():
 def test_a_literal_is_echoed_only_as_a_whole_name_or_number():
     def other(text):
         return reading(text)
+
+    assert echoed("@tanstack/react-query", other("Server state lives in TanStack React Query."))
+    assert echoed("react-native-mmkv", other("Storage is React Native MMKV."))
+    assert not echoed("react-native-mmkv", other("Storage is React Native's AsyncStorage, not MMKV."))
+    assert not echoed("config.yaml", other("The config is YAML."))
 
     assert echoed("mkdocs build", other("After mkdocs build, run the checker."))
     assert echoed("release.yml", other("See .github/workflows/release.yml."))

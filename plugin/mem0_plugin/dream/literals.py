@@ -72,12 +72,29 @@ def echoed(value: str, other: Reading) -> bool:
         return True
     if "/" in value and _WORD_LIST.fullmatch(value) and all(written(word, text) for word in value.split("/")):
         return True  # "dev/staging/prod" / "dev, staging, prod": words, not a path
+    if _spelled_in_words(value, text):
+        return True  # "@crxjs/vite-plugin" / "the CRXJS Vite plugin"
     if value in _NUMBER_WORDS and re.search(rf"\b{_NUMBER_WORDS[value]}\b", text):
         return True  # "3 new unit tests" / "three new unit tests"
     head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
     if dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and written(last, text, True):
         return True
     return " " in value and any(_command_written(value, command) for command in other.kinds.get("code", ()))
+
+
+_NAME_PART = re.compile(r"[a-z][a-z0-9]*|[0-9]+")
+
+
+def _spelled_in_words(value: str, text: str) -> bool:
+    """A name of two or more parts joined by "-", "_", "/" or "@" written as those words in a row
+    in the text ("@crxjs/vite-plugin" / "CRXJS Vite plugin"; "react-native-mmkv" / "React Native
+    MMKV"). Not a number, version, URL or file name: "3.11", "config.yaml" are written as they are."""
+    if "." in value or ":" in value or not any(join in value for join in "-_/@"):
+        return False
+    parts = _NAME_PART.findall(value)
+    if len(parts) < 2 or not parts[0][0].isalpha():
+        return False
+    return re.search(r"(?<![a-z0-9])" + r"[\s-]*".join(parts) + r"(?![a-z0-9])", text) is not None
 
 
 _WORD_LIST = re.compile(r"[a-z]+(?:/[a-z]+)+")  # "dev/staging/prod", "ios/android"

@@ -118,7 +118,11 @@ def negated_targets(text: str) -> frozenset[str] | None:
     for i in range(len(tokens) - 1, -1, -1):
         token = tokens[i]
         if token in NEGATIONS or token in _RUSSIAN_NEGATIONS:
-            before = tokens[i - 1] if token in _RUSSIAN_NEGATIONS and token != "без" and token not in _NO_ANY and i > 0 else None
+            before = (
+                tokens[i - 1]
+                if token in _RUSSIAN_NEGATIONS and token != "без" and token not in _NO_ANY and i > 0
+                else None
+            )
             if before is not None and _skipped(before):
                 before = None
             if following is None and before is None:
