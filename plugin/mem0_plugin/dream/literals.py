@@ -9,6 +9,7 @@ build`" / "after mkdocs build"); an identifier each text holds alone makes two t
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .literal_kinds import VALUE_KINDS, kind_of, written
 from .reading import Reading, literal_values
@@ -92,9 +93,19 @@ def _spelled_in_words(value: str, text: str) -> bool:
     if "." in value or ":" in value or not any(join in value for join in "-_/@"):
         return False
     parts = _NAME_PART.findall(value)
-    if len(parts) < 2 or not parts[0][0].isalpha():
-        return False
-    return re.search(r"(?<![a-z0-9])" + r"[\s-]*".join(parts) + r"(?![a-z0-9])", text) is not None
+    if len(parts) < 2 or not parts[0][0].isalpha() or not all(part in text for part in parts):
+        return False  # (a quick look first: most names are not in the other text at all)
+    return f" {' '.join(parts)} " in _word_run(text)
+
+
+_RUN_BREAK = re.compile(r"[^a-z0-9\s-]+")  # what ends a run of words: any mark but a space or a hyphen
+
+
+@lru_cache(maxsize=4096)
+def _word_run(text: str) -> str:
+    """The text's words and numbers one space apart, its runs of words parted by " | ": "the CRXJS
+    Vite plugin. Plasmo" → " the crxjs vite plugin | plasmo " (the text is lower-cased already)."""
+    return f" {' | '.join(' '.join(_NAME_PART.findall(piece)) for piece in _RUN_BREAK.split(text))} "
 
 
 _WORD_LIST = re.compile(r"[a-z]+(?:/[a-z]+)+")  # "dev/staging/prod", "ios/android"
