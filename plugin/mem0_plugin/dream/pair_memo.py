@@ -3,9 +3,10 @@
 Judging the pairs close in meaning (`meaning.relation`, then `meaning.open_question`) is most
 of a night's analysis, and from one night to the next almost every pair is the same. The
 decision depends only on whether the pair's type records events, on whether the two are each
-other's closest, on the two texts (older first) and on their cosine: `key` digests the first three, and an entry keeps the cosine it was
-decided at, so it is used only for the very same cosine (same texts, same model, same stored
-vectors). A memo is a cache: with or without it, the decisions, and so the plan, are the same.
+other's closest, on the two texts (older first) and on their cosine: `key` digests the first
+three, and an entry keeps the cosine it was decided at, so it is used only for the very same
+cosine (same texts, same model, same stored vectors). A memo is a cache: with or without it,
+the decisions, and so the plan, are the same.
 
 What the memo knows comes from the caller (read from a file by `pair_file`); `decide` looks a
 pair up there, else decides it, and keeps every decision of this run in `used`, which is what
