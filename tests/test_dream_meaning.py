@@ -1322,3 +1322,37 @@ def test_a_replaced_value_at_a_low_cosine_is_a_conflict_only_between_two_closest
     vectors[closer.id] = _unit(0.3, 0.95)
     kinds = {(o.id, n.id): kind for _, o, n, kind, _ in judged_pairs([older, newer, closer], vectors, PairMemo())}
     assert kinds.get((older.id, newer.id)) is None
+
+
+def _two_apart(cosine: float) -> tuple[np.ndarray, np.ndarray]:
+    return _unit(1, 0), _unit(cosine, (1 - cosine**2) ** 0.5)
+
+
+def test_a_replaced_value_named_by_a_far_newer_text_is_found_by_the_value():
+    from mem0_plugin.dream.per_type import type_actions
+    from mem0_plugin.dream.retired_values import retired_pairs
+
+    older = item("FastAPI dev server runs on port 8000: `uv run uvicorn tundra.api:app --port 8000`.", 1)
+    newer = item("The local API now listens on 8080: 8000 clashed with the JupyterHub proxy on the dev box.", 40)
+    first, second = _two_apart(0.32)
+    vectors = {older.id: first, newer.id: second}
+    assert [(o.id, n.id) for o, n in retired_pairs([older, newer], vectors, {})] == [(older.id, newer.id)]
+    found = type_actions("decision", [older, newer], vectors, {})
+    assert [c.ids for c in found.conflicts] == [(newer.id, older.id)]  # the newer first: the likely winner
+
+    # too far apart, or events, or no change marked, or a one-digit value: nothing
+    assert retired_pairs([older, newer], dict(zip(vectors, _two_apart(0.25))), {}) == []
+    assert (
+        retired_pairs([item(older.memory.memory, 1, "bug_fix"), item(newer.memory.memory, 40, "bug_fix")], vectors, {})
+        == []
+    )
+    unmarked = item("The local API listens on 8080; 8000 belongs to the JupyterHub proxy on the dev box.", 40)
+    assert retired_pairs([older, unmarked], {older.id: first, unmarked.id: second}, {}) == []
+    swappiness = item("group_vars/db.yml sets vm.swappiness=1 for the database hosts.", 1)
+    grafana = item("Grafana on mon-1 now serves on port 3300; 3000 is taken by the Loki gateway.", 40)
+    assert retired_pairs([swappiness, grafana], {swappiness.id: first, grafana.id: second}, {}) == []
+    # the older text must be older
+    assert (
+        retired_pairs([item(newer.memory.memory, 1), item(older.memory.memory, 40)], {"m1": first, "m40": second}, {})
+        == []
+    )

@@ -144,10 +144,11 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     # are glossed into English (docs/search.md, "Across languages"): hit@5 0.88 → 0.92, Russian
     # 0.71 → 0.93, Chinese 0.87 → 0.96, Japanese 0.63 → 0.84. Session 26: a marked change naming
     # the old value, the unmarked value threshold reached below merging, and two memories each
-    # other's closest from 0.50: conflicts 0.89 / 0.70 → 0.88 / 0.74, supersedes 0.98 / 0.81.
+    # other's closest from 0.50, a replaced value named found by the value: conflicts 0.89 / 0.70
+    # → 0.89 / 0.75, supersedes 0.98 / 0.82.
     assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.59
-    assert scores.conflict_precision >= 0.86 and scores.conflict_recall >= 0.72  # conflicts and supersedes together
-    assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.78  # the marked pairs
+    assert scores.conflict_precision >= 0.86 and scores.conflict_recall >= 0.73  # conflicts and supersedes together
+    assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.79  # the marked pairs
     assert scores.winner_rate >= 0.95
     assert scores.synthesis_precision >= 0.25 and scores.synthesis_recall >= 0.55  # groups for a judge
     assert scores.synthesis_negatives_hit == 0

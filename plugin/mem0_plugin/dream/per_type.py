@@ -2,7 +2,8 @@
 
 No action spans two types, so step 3's merges and conflicts are found type by type, each group
 on its own, in the precedence of `analysis`: lexical merges, merges by meaning, lexical
-conflicts, conflicts by meaning. `analyse` runs `type_actions` on every group (in any order,
+conflicts, conflicts by meaning, then conflicts by a replaced value the newer text names
+(`retired_values`: pairs too far apart to be compared by meaning). `analyse` runs `type_actions` on every group (in any order,
 possibly on two processes: `parallel`) and puts the results together; the rest of step 3
 (prunes, candidates, synthesis, supersedes) needs every type at once and stays there.
 
@@ -25,6 +26,7 @@ from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
 from .reading import Readings
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
+from .retired_values import retired_pairs
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
 
@@ -59,8 +61,12 @@ def type_actions(
     if with_vectors and found.conflicts:
         found.conflicts = _confirmed(found.conflicts, items, vectors, readings)
     taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
-    if judged and type_name not in EVENT_TYPES:
-        found.conflicts += meaning_conflicts(judged, type_name, taken)
+    if with_vectors and type_name not in EVENT_TYPES:
+        conflicting = [(older, newer) for _, older, newer, kind, _ in judged if kind == "conflict"]
+        found.conflicts += meaning_conflicts(conflicting, type_name, taken)
+        taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
+        free = [item for item in with_vectors if item.id not in taken]  # (a replaced value named: far apart)
+        found.conflicts += meaning_conflicts(retired_pairs(free, vectors, readings), type_name, taken)
     found.asked = [
         (cosine, older.id, newer.id, question)
         for cosine, older, newer, kind, question in judged

@@ -171,11 +171,15 @@ def _cosine(a: AnalysedMemory, b: AnalysedMemory, merges: Mapping, vectors: Mapp
     return float(np.dot(vectors[a.id].astype(np.float32), vectors[b.id].astype(np.float32)))
 
 
-def meaning_conflicts(judged: Sequence[Judged], type_name: str, taken: set[str]) -> list[ConflictAction]:
+def meaning_conflicts(
+    pairs: Sequence[tuple[AnalysedMemory, AnalysedMemory]], type_name: str, taken: set[str]
+) -> list[ConflictAction]:
+    """The conflicts of `pairs` (older, newer; most similar first), each memory in at most one
+    and none of `taken`. The newer is the likely winner (A)."""
     actions: list[ConflictAction] = []
     used = set(taken)
-    for _, older, newer, kind, _ in judged:
-        if kind != "conflict" or older.id in used or newer.id in used:
+    for older, newer in pairs:
+        if older.id in used or newer.id in used:
             continue
         used.update((older.id, newer.id))
         winner, loser = sorted((older, newer), key=lambda m: m.newest_first_key)
