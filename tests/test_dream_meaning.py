@@ -470,6 +470,21 @@ def item(text: str, day: int, type_: str = "decision"):
             0.8,
             "merge",
         ),
+        # a Japanese negation negates the word before its verb: "直接 publish しない" is no flip of a
+        # text that never says publish, "unwrap() を使わない" and "有効にしない" are
+        (
+            "ステータス変更イベントは outbox テーブルに書き込み、relay プロセスが NATS へ流す。",
+            "ステータス変更は outbox テーブル経由で NATS に流す。トランザクション内で直接 publish しないこと。",
+            0.8,
+            "merge",
+        ),
+        ("本番コードでは unwrap() を使わない。", "本番コードでも unwrap() を使う。", 0.9, "conflict"),
+        (
+            "Crashlytics は debug ビルドでも有効にする。",
+            "Crashlytics は debug ビルドでは有効にしない。",
+            0.9,
+            "conflict",
+        ),
         # a list of words written with slashes is no path
         (
             "Flavors: dev, staging, prod. Entry points lib/main_dev.dart and lib/main_prod.dart.",

@@ -109,7 +109,7 @@ def negated_targets(text: str) -> frozenset[str] | None:
     if (_PROHIBITION_ASCII if lowered.isascii() else _PROHIBITION_WITHOUT_TARGET).search(lowered) is not None:
         return None
     if _KANA.search(lowered):
-        return None
+        return _japanese_targets(lowered)
     if has_unspaced(lowered):
         return _chinese_targets(lowered)
     tokens = words(lowered)
@@ -157,6 +157,32 @@ _CHINESE_UNIT = re.compile(r"[a-z][\w.+#-]*|[\u4e00-\u9fff]{1,2}")
 
 def _skipped(token: str) -> bool:
     return token in _NEGATION_SKIP or token in NEGATIONS or token in _RUSSIAN_NEGATIONS or token in _RUSSIAN_SKIP
+
+
+# A Japanese negation follows its verb ("X しない", "X を使わない"); these verbs take what they
+# negate as their object: する, 使う, 入れる, 書く, 呼ぶ, 載せる, 置く, 渡す.
+_JAPANESE_NEGATION = re.compile(r"(?:し|使わ|入れ|書か|呼ば|載せ|置か|渡さ)(?:ない|ません)")
+_JAPANESE_ANY_NEGATION = re.compile(r"ない|ません")
+# what it negates, right before the verb (particles and 直接, directly, skipped): a Latin word,
+# a katakana word or two kanji
+_JAPANESE_UNIT = re.compile(
+    r"([a-z][\w.+#-]*(?:\(\))?|[\u30a0-\u30ff]+|[\u4e00-\u9fff]{1,2})(?:\s*(?:を|は|が|も|に|で|直接|\s))*$"
+)
+
+
+def _japanese_targets(lowered: str) -> frozenset[str] | None:
+    """The word each Japanese negation negates ("直接 publish しないこと" → {publish}); None when
+    one negates another verb ("必要ない") or nothing is found before it."""
+    negations = list(_JAPANESE_NEGATION.finditer(lowered))
+    if not negations or len(negations) != len(_JAPANESE_ANY_NEGATION.findall(lowered)):
+        return None
+    targets = set()
+    for negation in negations:
+        unit = _JAPANESE_UNIT.search(lowered[max(0, negation.start() - 80) : negation.start()])
+        if unit is None:
+            return None
+        targets.add(unit.group(1))
+    return frozenset(targets)
 
 
 def _chinese_targets(lowered: str) -> frozenset[str] | None:

@@ -76,7 +76,7 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     # the word, or one of its inflections: the other has a word beginning with its first
     # four letters ("caching" / "cache", "run" / "runs")
     beginnings = {token[:n] for token in other.tokens for n in (2, 3, 4)}
-    return any(word[:4] in beginnings for word in targets)
+    return any(word[:4] in beginnings or (not word.isascii() and word in other.lowered) for word in targets)
 
 
 _FROM_TO = re.compile(
