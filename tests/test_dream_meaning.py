@@ -1371,3 +1371,18 @@ def test_a_replaced_value_named_by_a_far_newer_text_is_found_by_the_value():
         retired_pairs([item(newer.memory.memory, 1), item(older.memory.memory, 40)], {"m1": first, "m40": second}, {})
         == []
     )
+
+
+def test_looking_up_replaced_values_stays_bounded_on_a_store_of_lists_and_common_values():
+    import time
+
+    from mem0_plugin.dream.retired_values import retired_pairs
+
+    rng = np.random.default_rng(5)
+    texts = [f"Service {i} now listens on 8080; 8000 and 9000 were taken by others." for i in range(3000)]
+    texts += [f"Host {i} now serves ports {' '.join(str(7000 + j) for j in range(40))}." for i in range(500)]
+    items = [item(text, day) for day, text in enumerate(texts)]
+    vectors = {m.id: v / np.linalg.norm(v) for m, v in zip(items, rng.normal(size=(len(items), 8)).astype(np.float32))}
+    started = time.perf_counter()
+    retired_pairs(items, vectors, {})
+    assert time.perf_counter() - started < 3  # (a value held by 3,000 memories names nothing: skipped)

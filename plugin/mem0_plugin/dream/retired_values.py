@@ -29,6 +29,10 @@ from .two_things import containment, scoped_apart, subject_swapped
 
 RETIRED_COSINE = 0.30  # under it, texts naming one port or version are rarely about one thing
 MIN_VALUE_CHARS = 2  # "1" or "7" is shared by chance ("vm.swappiness=1" / "mon-1")
+# A text holding more values of one kind lists them (no one value replaced), and a value many
+# memories hold names nothing in particular: both bound the work, whatever the store holds.
+MAX_VALUES = 4
+MAX_HOLDERS = 16
 
 Probe = tuple[AnalysedMemory, str, frozenset[str]]  # (newer memory, kind, its values of that kind)
 
@@ -55,7 +59,8 @@ def retired_pairs(
     for newer, kind, values in sorted(found_probes, key=lambda probe: probe[0].newest_first_key):
         if newer.id in used:
             continue
-        candidates = {older.id: older for value in values for older in holders.get(value, ())}
+        held = [holders.get(value, ()) for value in values]
+        candidates = {older.id: older for some in held if len(some) <= MAX_HOLDERS for older in some}
         older = _best_older(newer, kind, [c for c in candidates.values() if c.id not in used], vectors, readings)
         if older is not None:
             pairs.append((older, newer))
@@ -64,8 +69,8 @@ def retired_pairs(
 
 
 def probes(items: Sequence[AnalysedMemory], readings: Readings) -> list[Probe]:
-    """The memories whose text marks a change and holds two or more values of one kind (a
-    number, version, path, URL …): each with that kind and its values."""
+    """The memories whose text marks a change and holds two to `MAX_VALUES` values of one kind
+    (a number, version, path, URL …): each with that kind and its values."""
     found = []
     for item in items:
         if len(item.features.literals) < 2 and item.memory.memory.isascii():
@@ -73,7 +78,11 @@ def probes(items: Sequence[AnalysedMemory], readings: Readings) -> list[Probe]:
         b = reading_of(item, readings)
         if not b.marked:
             continue
-        found += [(item, kind, values) for kind, values in b.kinds.items() if kind in VALUE_KINDS and len(values) >= 2]
+        found += [
+            (item, kind, values)
+            for kind, values in b.kinds.items()
+            if kind in VALUE_KINDS and 2 <= len(values) <= MAX_VALUES
+        ]
     return found
 
 
