@@ -1386,3 +1386,12 @@ def test_looking_up_replaced_values_stays_bounded_on_a_store_of_lists_and_common
     started = time.perf_counter()
     retired_pairs(items, vectors, {})
     assert time.perf_counter() - started < 3  # (a value held by 3,000 memories names nothing: skipped)
+
+
+def test_a_long_text_is_read_for_spelled_names_without_being_cached():
+    from mem0_plugin.dream import literals
+
+    long_text = "Filler words go here. " * 200 + "State lives in TanStack React Query."
+    before = literals._cached_run.cache_info().currsize
+    assert echoed("@tanstack/react-query", reading(long_text))
+    assert len(long_text) > literals.CACHED_RUN_CHARS and literals._cached_run.cache_info().currsize == before

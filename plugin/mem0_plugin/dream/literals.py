@@ -101,10 +101,21 @@ def _spelled_in_words(value: str, text: str) -> bool:
 _RUN_BREAK = re.compile(r"[^a-z0-9\s-]+")  # what ends a run of words: any mark but a space or a hyphen
 
 
-@lru_cache(maxsize=4096)
+CACHED_RUN_CHARS = 2_000  # texts up to this long keep their run of words (a memory may hold 1,000,000)
+
+
 def _word_run(text: str) -> str:
     """The text's words and numbers one space apart, its runs of words parted by " | ": "the CRXJS
     Vite plugin. Plasmo" → " the crxjs vite plugin | plasmo " (the text is lower-cased already)."""
+    return _cached_run(text) if len(text) <= CACHED_RUN_CHARS else _run_of(text)
+
+
+@lru_cache(maxsize=4096)
+def _cached_run(text: str) -> str:
+    return _run_of(text)
+
+
+def _run_of(text: str) -> str:
     return f" {' | '.join(' '.join(_NAME_PART.findall(piece)) for piece in _RUN_BREAK.split(text))} "
 
 
