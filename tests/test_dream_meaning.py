@@ -1394,4 +1394,13 @@ def test_a_long_text_is_read_for_spelled_names_without_being_cached():
     long_text = "Filler words go here. " * 200 + "State lives in TanStack React Query."
     before = literals._cached_run.cache_info().currsize
     assert echoed("@tanstack/react-query", reading(long_text))
-    assert len(long_text) > literals.CACHED_RUN_CHARS and literals._cached_run.cache_info().currsize == before
+    assert len(long_text) > literals.CACHED_TEXT_CHARS and literals._cached_run.cache_info().currsize == before
+
+
+def test_a_long_text_is_read_each_time_and_a_short_one_once():
+    from mem0_plugin.dream import reading as reading_module
+
+    short, long = "Use pnpm.", "Use pnpm. " + "More words here. " * 200
+    assert reading(short) is reading(short)
+    assert reading(long) is not reading(long) and reading(long).text == long
+    assert len(long) > reading_module.CACHED_TEXT_CHARS >= len(short)

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from .literal_kinds import VALUE_KINDS, kind_of, written
-from .reading import Reading, literal_values
+from .reading import CACHED_TEXT_CHARS, Reading, literal_values
 
 
 def replaced_kinds(a: Reading, b: Reading) -> list[str]:
@@ -101,13 +101,10 @@ def _spelled_in_words(value: str, text: str) -> bool:
 _RUN_BREAK = re.compile(r"[^a-z0-9\s-]+")  # what ends a run of words: any mark but a space or a hyphen
 
 
-CACHED_RUN_CHARS = 2_000  # texts up to this long keep their run of words (a memory may hold 1,000,000)
-
-
 def _word_run(text: str) -> str:
     """The text's words and numbers one space apart, its runs of words parted by " | ": "the CRXJS
     Vite plugin. Plasmo" → " the crxjs vite plugin | plasmo " (the text is lower-cased already)."""
-    return _cached_run(text) if len(text) <= CACHED_RUN_CHARS else _run_of(text)
+    return _cached_run(text) if len(text) <= CACHED_TEXT_CHARS else _run_of(text)
 
 
 @lru_cache(maxsize=4096)

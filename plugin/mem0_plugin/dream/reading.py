@@ -224,10 +224,17 @@ class Reading:
         return self._frame
 
 
-@lru_cache(maxsize=1 << 12)
+CACHED_TEXT_CHARS = 2_000  # texts up to this long are cached whole (a memory may hold 1,000,000)
+
+
 def reading(text: str) -> Reading:
-    """The `Reading` of `text`, its features read here (tests, tools); dream passes the
-    features it already has (`reading_of`)."""
+    """The `Reading` of `text`, its features read here (tests, tools, the judges); dream passes
+    the features it already has (`reading_of`). A short text's reading is remembered."""
+    return _cached_reading(text) if len(text) <= CACHED_TEXT_CHARS else Reading(text, text_features(text))
+
+
+@lru_cache(maxsize=1 << 12)
+def _cached_reading(text: str) -> Reading:
     return Reading(text, text_features(text))
 
 
