@@ -99,6 +99,9 @@ def test_supersede_conflict_or_neither(older, newer, cosine, expected):
         ("Firestore-эмулятор перенесли на порт 8085", "перенесли"),
         ("Размер загрузки подняли до 200 МБ", "подняли"),
         ("Deploy the storefront to Vercel", None),
+        # Russian "removed" in the past marks a change; "removes" (what a hook does) does not
+        ("Старый клиент TaxJar удалили", "удалил"),
+        ("Ответы кладём в KV на 5 минут, вебхук CMS удаляет ключи", None),
     ],
 )
 def test_change_markers(text, marker):
