@@ -174,8 +174,9 @@ def _cosine(a: AnalysedMemory, b: AnalysedMemory, merges: Mapping, vectors: Mapp
 def meaning_conflicts(
     pairs: Sequence[tuple[AnalysedMemory, AnalysedMemory]], type_name: str, taken: set[str]
 ) -> list[ConflictAction]:
-    """The conflicts of `pairs` (older, newer; most similar first), each memory in at most one
-    and none of `taken`. The newer is the likely winner (A)."""
+    """The conflicts of `pairs` (older, newer), taken in the order given (by meaning: most
+    similar first; by a replaced value: newest first), each memory in at most one and none of
+    `taken`. The newer is the likely winner (A)."""
     actions: list[ConflictAction] = []
     used = set(taken)
     for older, newer in pairs:
