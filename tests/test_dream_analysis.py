@@ -617,6 +617,16 @@ def test_features_use_the_same_significant_words_as_search_and_health(text):
         ("Python 3.11 and v2 on Tokyo servers. Tokyo is close", {"3.11", "v2"}, {"tokyo"}),
         ("and/or read/write long-haul", set(), set()),
         ("PostgreSQL and GitHub. Then I moved", set(), {"postgresql", "github"}),
+        # a placeholder does not cut a path, and reads as "*" whatever it is called
+        ("Strings in src/i18n/locales/<lang>/common.json.", {"src/i18n/locales/*/common.json"}, set()),
+        ("Strings in src/i18n/locales/{lng}/common.json.", {"src/i18n/locales/*/common.json"}, set()),
+        ("One file per command: src/commands/<name>.ts", {"src/commands/*.ts"}, set()),
+        ("Keys like plantDetail.xxx, tests as xxx_test.cpp", {"plantdetail.*", "*_test.cpp"}, set()),
+        # a route parameter in brackets is part of the path; a glob keeps its stars
+        ("Page in (src/routes/blog/[slug]/+page.svelte)", {"src/routes/blog/[slug]/+page.svelte"}, set()),
+        ("Tests match src/**/*.test.ts", {"src/**/*.test.ts"}, set()),
+        # an HTML tag or a type's parameter is no placeholder
+        ("Wrap it in `<Suspense>`; returns `Vec<u8>`", {"suspense", "vec<u8>"}, set()),
     ],
 )
 def test_literals_and_names(text, literals, names):

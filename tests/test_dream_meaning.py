@@ -871,6 +871,27 @@ def item(text: str, day: int, type_: str = "decision"):
             0.87,
             None,
         ),
+        # a placeholder written two ways, and filled by an example: one convention
+        (
+            "翻译文件放在 src/i18n/locales/<lang>/common.json,key 用 camelCase 并按页面命名空间,如 plantDetail.waterNow。",
+            "i18next 文案 key 一律 camelCase、按页面分组(plantDetail.xxx),文件路径是 src/i18n/locales/{lng}/common.json。",
+            0.89,
+            "merge",
+        ),
+        # a folder, and its files by a placeholder: one place
+        (
+            "Slash commands: one file per command in src/commands/<name>.ts, exporting `data` and `execute`.",
+            "Each Discord slash command lives in src/commands/ as its own file that exports `data` and `execute`.",
+            0.80,
+            "merge",
+        ),
+        # "torch" is PyTorch's other name, not another tool
+        (
+            "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",
+            "决定：所有 PyTorch 训练都走 SLURM 集群，用 scripts/train.sbatch 提交；API 那几台机器只负责推理调度，因为它们没有 A100。",
+            0.80,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

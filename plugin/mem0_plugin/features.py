@@ -48,6 +48,19 @@ _OPENING_PUNCTUATION = "\"'`([{<"
 _CLOSING_PUNCTUATION = "\"'`)]}>.,;:!?"
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m"})
 
+# A path's characters: word characters, ".@+-", a glob's "*", and a placeholder or a route
+# parameter in brackets ("locales/<lang>/", "locales/{lng}/", "routes/[slug]/"): a path is
+# not cut at them (docs/dream.md, "By meaning", the values written two ways).
+_PATH_PART = r"(?:[\w.@+*-]|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\[[^\[\]\s/]{1,40}\])"
+# A placeholder in a literal reads as "*", whatever it is called: "<lang>" or "{lng}" joined
+# to a path or a name ("locales/<lang>/", "stg_<source>", "<name>.ts"; an HTML tag or a
+# type's parameter, "<title>", "Vec<u8>", is no placeholder), and "xxx".
+_PLACEHOLDER = re.compile(
+    r"(?<=[/._-])(?:<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\})|(?:<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\})(?=[/._-])"
+    r"|(?<![A-Za-z0-9])[xX]{3,}(?![A-Za-z0-9])"
+)
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
 # Each pattern may only start where a run of its characters starts (the look-behinds), so
 # no run is scanned more than a constant number of times: linear time on any input.
 _LITERAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -56,8 +69,8 @@ _LITERAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "path",
         re.compile(
-            r"(?<![\w.@+~/-])(?:~/[\w.@+-]*|\.{1,2}/[\w.@+-]+|/[\w.@+-]+|[\w.@+-]+/[\w.@+-]+)"
-            r"(?:/[\w.@+-]+)*/?|(?<![\w.@+~/-])[A-Za-z]:\\[^\s]+"
+            rf"(?<![\w.@+~/*-])(?:~/{_PATH_PART}*|\.{{1,2}}/{_PATH_PART}+|/{_PATH_PART}+|{_PATH_PART}+/{_PATH_PART}+)"
+            rf"(?:/{_PATH_PART}+)*/?|(?<![\w.@+~/-])[A-Za-z]:\\[^\s]+"
         ),
     ),
     ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+)+\b|\b[vV]\d+\b")),
@@ -174,8 +187,30 @@ def _is_path(span: str) -> bool:
 
 
 def _normalise(span: str) -> str:
-    value = span.strip().lstrip(_OPENING_PUNCTUATION).rstrip(_CLOSING_PUNCTUATION).lower()
+    value = span.strip()
+    if "<" in value or "{" in value or "xxx" in value.lower():
+        value = _PLACEHOLDER.sub("*", value)
+    value = _strip_closing(value.lstrip(_OPENING_PUNCTUATION)).lower()
     return "" if value in _ABBREVIATIONS else value
+
+
+def without_placeholders(text: str) -> str:
+    """`text` with its placeholders ("<lang>", "{lng}", "xxx") blanked: they name no tool."""
+    if "<" in text or "{" in text or "xxx" in text.lower():
+        return _PLACEHOLDER.sub(" ", text)
+    return text
+
+
+def _strip_closing(value: str) -> str:
+    """`value` without the punctuation that closes the sentence or an aside around it; a
+    bracket it opened itself stays ("routes/[slug]")."""
+    end = len(value)
+    while end and value[end - 1] in _CLOSING_PUNCTUATION:
+        opener = _CLOSERS.get(value[end - 1])
+        if opener is not None and value.count(opener, 0, end) >= value.count(value[end - 1], 0, end):
+            break
+        end -= 1
+    return value[:end]
 
 
 def cased_words(text: str) -> list[str]:

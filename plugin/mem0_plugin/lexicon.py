@@ -101,6 +101,7 @@ _ALIAS_GROUPS = (
     "k8s kubernete",
     "postgre postgresql pg psql",
     "tf terraform",
+    "torch pytorch",
     "gh github",
     "mv3 manifest",
     "mongo mongodb",

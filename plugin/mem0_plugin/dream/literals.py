@@ -53,9 +53,30 @@ def _holds_unwritten(values: frozenset[str], others: frozenset[str], other: Read
     """Whether one of `values` is neither among the other text's `others` nor written in it.
     (A loop, not `any()` over a generator: this runs for most candidate pairs.)"""
     for value in values:
-        if value not in others and not echoed(value, other):
+        if value not in others and not echoed(value, other) and not _fits_placeholder(value, others):
             return True
     return False
+
+
+def _fits_placeholder(value: str, others: frozenset[str]) -> bool:
+    """One of the two is written with a placeholder ("*": `features` reads "<lang>", "{lng}" and
+    "xxx" so) that the other fills ("locales/*/common.json" / "locales/en/common.json";
+    "plantdetail.*" / "plantdetail.waternow"), or is the folder of ("src/commands/*.ts" /
+    "src/commands/"). The same value, once in general and once by example or by its place."""
+    return any(_fills(value, other) or _fills(other, value) for other in others)
+
+
+def _fills(example: str, general: str) -> bool:
+    if "*" not in general:
+        return False
+    fixed = general.partition("*")[0]
+    return (fixed.endswith("/") and example == fixed) or _placeholder_pattern(general).fullmatch(example) is not None
+
+
+@lru_cache(maxsize=1024)
+def _placeholder_pattern(value: str) -> re.Pattern[str]:
+    """`value` as a pattern: "**" any run of characters, "*" any run within one part of a path."""
+    return re.compile(".*".join("[^/]+".join(map(re.escape, part.split("*"))) for part in value.split("**")))
 
 
 def echoed(value: str, other: Reading) -> bool:
@@ -178,4 +199,6 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
     literals_a, literals_b = literal_values(a), literal_values(b)
     if literals_a <= literals_b or literals_b <= literals_a:
         return True
-    return all(echoed(v, b) for v in literals_a - literals_b) or all(echoed(v, a) for v in literals_b - literals_a)
+    return all(echoed(v, b) or _fits_placeholder(v, literals_b) for v in literals_a - literals_b) or all(
+        echoed(v, a) or _fits_placeholder(v, literals_a) for v in literals_b - literals_a
+    )

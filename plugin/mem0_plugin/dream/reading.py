@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..features import TextFeatures, text_features
+from ..features import TextFeatures, text_features, without_placeholders
 from ..lexicon import WEAK_WORDS
 from ..text import fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
@@ -177,7 +177,8 @@ class Reading:
             if not self.text.isascii():  # in Chinese, Japanese or Russian text, the Latin words name tools
                 # (and a run of Chinese ending in "PostgreSQL" is one token there, no name)
                 names = {n for n in names if not has_unspaced(n)}
-                names |= {fold_plural(w.lower()) for w in LATIN_WORD.findall(self.text) if len(w) > 1}
+                latin = LATIN_WORD.findall(without_placeholders(self.text))
+                names |= {fold_plural(w.lower()) for w in latin if len(w) > 1}
             self._names = frozenset(names)
         return self._names
 
