@@ -196,6 +196,38 @@ def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
     assert exact["score"] >= 0.99
 
 
+def test_a_memory_only_the_vector_side_found_is_scored_by_its_stored_terms(backend, semantic_home):
+    """The lexical side keeps its best `top_k`; a memory beyond them that the vector side brings
+    is scored from its stored terms exactly as the lexical side would score it."""
+    from mem0_plugin.gloss import search_terms
+    from mem0_plugin.store.ranking import LEXICAL_WEIGHT
+    from mem0_plugin.text import overlap_score
+
+    semantic = Semantic.from_home(semantic_home)
+    memories = caller(semantic_home, semantic)
+    texts = (
+        "Ledger export format: CSV",
+        "Ledger Nano wallets are unsupported",
+        "The ledger is kept in the primary PostgreSQL cluster, with nightly snapshots shipped to S3 for audits",
+    )
+    for text in texts:
+        operations.add_memory(memories, text, infer=False)
+    query = "where is the ledger stored"
+    lexical = operations.search_memories(caller(semantic_home, None), query, top_k=2)["results"]
+    assert texts[2] not in {r["memory"] for r in lexical}  # the lexical side alone ranks it third (longer)
+    found = operations.search_memories(memories, query, top_k=2)["results"]
+    assert texts[2] in {r["memory"] for r in found}  # brought by the vector side
+    vectors = dict(zip(texts, semantic.embed(list(texts))))
+    question = semantic.embed([query])[0]
+    for result in found:
+        text = result["memory"]
+        lexical_score = overlap_score(search_terms(query), search_terms(text))
+        cosine = max(float(vectors[text] @ question), 0.0)
+        assert result["score"] == pytest.approx(
+            LEXICAL_WEIGHT * lexical_score + (1 - LEXICAL_WEIGHT) * cosine, abs=1e-4
+        )
+
+
 def test_a_superseded_memory_ranks_below_its_replacement(backend, semantic_home):
     for semantic in (None, Semantic.from_home(semantic_home)):
         memories = caller(semantic_home, semantic)

@@ -42,6 +42,7 @@ from .postgres_migrations import migrate
 from .postgres_pages import DeepPages
 from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
 from .postgres_vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
+from .ranking import Near
 from .rows import SELECT_COLUMNS
 from .sqlite_store import ReadMode, SqliteStore, Writer
 
@@ -346,7 +347,7 @@ class PostgresStore(DeepPages, SqliteStore):
         params: list,
         wanted: int,
         known: Sequence[str] = (),
-    ) -> tuple[dict[str, float], list[tuple[Any, float, str]]]:
+    ) -> tuple[dict[str, float], list[Near]]:
         """With pgvector, the server finds the nearest (`store.postgres_vectors`) until this
         process holds the user's vectors in memory, which a thread loads meanwhile
         (`warm_in_background`); then, or without pgvector, they are ranked here as on SQLite.

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .postgres_migrations import MIGRATE_LOCK
+from .ranking import Near
 from .rows import SELECT_COLUMNS, row_to_memory
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..records import Memory
 
 Query = Callable[[str, Sequence[Any]], list[tuple]]
 
@@ -196,9 +196,9 @@ def known_cosines(query: Query, user_id: str, model: str, vector: np.ndarray, id
 
 def nearest_in_scope(
     query: Query, user_id: str, model: str, vector: np.ndarray, sql: str, params: list, wanted: int
-) -> list[tuple[Memory, float, str]]:
-    """The `wanted` memories in scope (`sql`) nearest to `vector`, with their cosines and text
-    hashes, nearest first: the server's exact scan picks the candidates, they are scored here."""
+) -> list[Near]:
+    """The `wanted` memories in scope (`sql`) nearest to `vector`, with their cosines, text
+    hashes and terms, nearest first: the server's exact scan picks the candidates, they are scored here."""
     from .vectors import decode_matrix, similarities
 
     if wanted <= 0:
@@ -207,11 +207,11 @@ def nearest_in_scope(
         "WITH near AS (SELECT v.seq AS near_seq, v.id AS near_id, v.vector AS near_vector FROM vectors v "
         "WHERE v.user_id = ? AND v.model = ? AND v.id IN (SELECT id FROM memories WHERE " + sql + ") "
         "ORDER BY coalesce(v.embedding, mem0_half_vector(v.vector)) <#> ?::vector, v.seq LIMIT ?) "
-        f"SELECT near_seq, near_vector, {SELECT_COLUMNS}, text_hash FROM near JOIN memories ON id = near_id",
+        f"SELECT near_seq, near_vector, {SELECT_COLUMNS}, text_hash, terms FROM near JOIN memories ON id = near_id",
         [user_id, model, *params, vector_text(vector), wanted + MARGIN],
     )
     if not rows:
         return []
     scores = similarities(decode_matrix([bytes(r[1]) for r in rows]), vector)
     order = sorted(range(len(rows)), key=lambda i: (-scores[i], rows[i][0]))[:wanted]
-    return [(row_to_memory(rows[i][2:-1]), float(scores[i]), rows[i][-1]) for i in order]
+    return [Near(row_to_memory(rows[i][2:]), float(scores[i]), rows[i][-2], rows[i][-1]) for i in order]

@@ -15,10 +15,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..records import SUPERSEDED, Memory
 
 LEXICAL_WEIGHT = 0.5  # tuned on the labelled set: 0.4–0.7 give hit@5 0.98–0.99, MRR 0.96 (docs/search.md)
+
+
+class Near(NamedTuple):
+    """A memory the vector side found near the query, with what its lexical score is read from."""
+
+    memory: Memory
+    cosine: float
+    text_hash: str
+    terms: str  # the stored `terms` column (`text.terms_text`)
 
 
 @dataclass(frozen=True)

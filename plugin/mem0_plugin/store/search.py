@@ -49,6 +49,13 @@ _LENGTH = "(CASE WHEN sz < x'80' THEN unicode(CAST(sz AS TEXT)) ELSE 128 END)"
 Query = Callable[[str, Sequence], list[tuple]]
 
 
+def stored_score(terms: frozenset[str], exact: str, text_hash: str, stored_terms: str) -> float:
+    """A stored memory's lexical score for a query of `terms` whose text hashes to `exact`, from
+    its `text_hash` and `terms` columns: 1.0 for the query's own text, else `text.overlap_score`
+    (the terms are read when the text is written: nothing is read from the text again)."""
+    return 1.0 if text_hash == exact else overlap_score(terms, frozenset(stored_terms.split()))
+
+
 class Found:
     """The scored rows of a lexical search (`text_hash, terms, *COLUMNS` rows, any store), by
     key: scored as `text.overlap_score` (identical text: 1.0), ranked by score, `created_at`,
@@ -61,7 +68,7 @@ class Found:
     def take(self, key: object, row: Sequence) -> None:
         """Keep `row` (text hash, terms, then the memory's columns) if it scores above 0 and
         the threshold."""
-        score = 1.0 if row[0] == self.exact else overlap_score(self.terms, frozenset(row[1].split()))
+        score = stored_score(self.terms, self.exact, row[0], row[1])
         if score > 0 and (self.threshold is None or score >= self.threshold):
             self.rows[key] = (score, tuple(row[2:]))
 

@@ -26,12 +26,12 @@ from ..gloss import search_terms
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
-from ..text import overlap_score
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate
-from .ranking import Candidate, fused, replacements_first
+from .ranking import Candidate, Near, fused, replacements_first
+from .search import stored_score
 
 if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
     import numpy as np
@@ -525,10 +525,9 @@ class SqliteStore:
         for memory, score in lexical:
             found[memory.id] = Candidate(memory, score, cosines.get(memory.id))
         exact = text_hash(query)
-        for memory, cosine, hashed in nearest:
+        for memory, cosine, hashed, stored_terms in nearest:
             if memory.id not in found:
-                score = 1.0 if hashed == exact else overlap_score(terms, search_terms(memory.memory))
-                found[memory.id] = Candidate(memory, score, cosine)
+                found[memory.id] = Candidate(memory, stored_score(terms, exact, hashed, stored_terms), cosine)
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
@@ -545,7 +544,7 @@ class SqliteStore:
         with their cosines, nearest first (no lexical side: the write path judges by cosine)."""
         sql, params = self._where(user_id, where, mode)
         return [
-            (memory, cosine) for memory, cosine, _ in self._vector_side(user_id, model, vector, sql, params, top_k)[1]
+            (memory, cosine) for memory, cosine, *_ in self._vector_side(user_id, model, vector, sql, params, top_k)[1]
         ]
 
     def _vector_side(
@@ -557,9 +556,9 @@ class SqliteStore:
         params: list,
         wanted: int,
         known: Sequence[str] = (),
-    ) -> tuple[dict[str, float], list[tuple[Memory, float, str]]]:
+    ) -> tuple[dict[str, float], list[Near]]:
         """The cosines of those `known` ids that have a vector of `model`, and the `wanted`
-        in-scope memories (with their cosines and text hashes) nearest to `vector`: ranked here
+        in-scope memories (`Near`: with their cosines, text hashes and terms) nearest to `vector`: ranked here
         on the user's vectors held in memory (`VectorIndex`)."""
         with self._lock:
             view = self._view()
@@ -571,7 +570,7 @@ class SqliteStore:
 
     def _nearest_in_scope(
         self, ids: list[str], matrix: np.ndarray, query_vector: np.ndarray, sql: str, params: list, wanted: int
-    ) -> list[tuple[Memory, float, str]]:
+    ) -> list[Near]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
         read through the scope's SQL, widening fourfold until enough are in scope."""
         from .vectors import similarities, top_scores
@@ -580,19 +579,21 @@ class SqliteStore:
         scores = similarities(matrix, query_vector)  # once: widening only ranks more of them
         while True:
             matches = top_scores(scores, limit)
-            kept: list[tuple[Memory, float, str]] = []
+            kept: list[Near] = []
             for start in range(0, len(matches), 500):
                 chunk = matches[start : start + 500]
                 marks = ", ".join("?" * len(chunk))
                 # by primary key: else SQLite may prefer the scope's paging index and walk the project
                 rows = self._query(
-                    f"SELECT {SELECT_COLUMNS}, text_hash FROM memories INDEXED BY "
+                    f"SELECT {SELECT_COLUMNS}, text_hash, terms FROM memories INDEXED BY "
                     f"sqlite_autoindex_memories_1 WHERE id IN ({marks}) AND {sql}",
                     [*(ids[row] for row, _ in chunk), *params],
                 )
                 by_id = {row[0]: row for row in rows}
                 kept += [
-                    (row_to_memory(by_id[ids[r]]), cosine, by_id[ids[r]][-1]) for r, cosine in chunk if ids[r] in by_id
+                    Near(row_to_memory(row), cosine, row[-2], row[-1])
+                    for r, cosine in chunk
+                    if (row := by_id.get(ids[r])) is not None
                 ]
             if len(kept) >= wanted or limit >= len(ids):
                 return kept[:wanted]
