@@ -15,7 +15,7 @@ from mem0_plugin.dream.literals import echoed
 from mem0_plugin.dream.meaning import relation
 from mem0_plugin.dream.reading import reading
 from mem0_plugin.dream.relations import meaning_merges
-from mem0_plugin.dream.two_things import command_swapped
+from mem0_plugin.dream.two_things import command_swapped, introduced
 from mem0_plugin.records import Memory
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
@@ -896,6 +896,12 @@ def item(text: str, day: int, type_: str = "decision"):
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_a_tool_by_its_other_name_is_not_introduced():
+    older = reading("Models train with torch on the GPU nodes.")
+    assert not introduced(older, reading("Models now train with PyTorch on the GPU nodes."))
+    assert introduced(older, reading("Models now train with JAX on the GPU nodes."))
 
 
 def test_a_file_name_is_not_echoed_by_its_extension():

@@ -170,10 +170,9 @@ def fetch_vectors(
     """The vectors of the memories that take part: those stored for their text, and the rest
     embedded now (stored when `store_new`: --plan writes nothing). ({}, 0) without a model.
     `stored`: what `stored_vectors` already read for them."""
-    if semantic is None or semantic.model_id is None or not memories:
+    model = semantic.model_id if semantic is not None else None
+    if semantic is None or model is None or not memories:
         return {}, 0  # (the model itself loads only if something must be embedded)
-    model = semantic.model_id
-    assert model is not None
     user_id = memories[0].user_id
     vectors = stored_vectors(store, memories, semantic) if stored is None else stored
     missing = [m for m in memories if m.id not in vectors and takes_part(m)]

@@ -19,8 +19,9 @@ from .reading import SIDE_ENVIRONMENTS, Reading, mentions
 
 
 def introduced(older: Reading, newer: Reading) -> bool:
-    """The newer names something the older does not mention."""
-    return any(not mentions(n, older) for n in newer.names)
+    """The newer names something the older does not mention (by itself or by another of its
+    names: "PyTorch" mentions "torch")."""
+    return bool(_unmentioned(newer, older))
 
 
 def tool_swapped(a: Reading, b: Reading) -> bool:
