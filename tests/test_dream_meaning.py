@@ -10,7 +10,7 @@ import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
 from mem0_plugin.dream import neighbours
 from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.literal_kinds import unit_numbers
+from mem0_plugin.dream.literal_kinds import durations, unit_numbers
 from mem0_plugin.dream.literals import echoed
 from mem0_plugin.dream.meaning import relation
 from mem0_plugin.dream.reading import reading
@@ -885,6 +885,22 @@ def item(text: str, day: int, type_: str = "decision"):
             0.80,
             "merge",
         ),
+        # a placeholder filled by an example, the directory with or without its closing slash
+        (
+            "Koin modules are split per feature: featureXModule in feature/x/di/, all listed in appModules in shared/di/Modules.kt.",
+            "Each feature declares its own Koin module under feature/<name>/di and gets appended to appModules (shared/di/Modules.kt).",
+            0.90,
+            "merge",
+        ),
+        # one length of time in two units: one value; another length: a value replaced
+        (
+            "Каталог товаров кэшируем в Workers KV (namespace CATALOG_CACHE) с TTL 300 секунд, инвалидация по вебхуку из CMS.",
+            "Решили: ответы каталога кладём в KV CATALOG_CACHE на 5 минут, при публикации в CMS вебхук удаляет соответствующие ключи.",
+            0.69,
+            "merge",
+        ),
+        ("The catalog cache TTL is 300 seconds.", "The catalog cache TTL is 10 minutes.", 0.93, "conflict"),
+        ("The catalog cache TTL is 300 seconds.", "The catalog cache keeps entries for 5 minutes.", 0.90, "merge"),
         # "torch" is PyTorch's other name, not another tool
         (
             "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",
@@ -925,6 +941,19 @@ def test_a_literal_is_echoed_only_as_a_whole_name_or_number():
     assert not echoed("3.11", other("Pinned to Python 3.11.2."))
     assert not echoed("app", other("Deploy app-server first; app/api is next."))
     assert not echoed("cross", other("Binaries are cross-compiled with cargo-zigbuild."))
+
+
+def test_lengths_of_time_are_read_in_seconds_in_every_unit_and_language():
+    assert durations("ttl 300 seconds, ackwait 2m, a 2-minute wait, 1.5h") == {
+        "300": {300.0},
+        "2": {120.0},
+        "2m": {120.0},
+        "1.5": {5400.0},
+        "1.5h": {5400.0},
+    }
+    assert durations("на 5 минут, 3 дня и 2 часа") == {"5": {300.0}, "3": {259200.0}, "2": {7200.0}}
+    assert durations("缓存5分钟，超时300秒") == {"5": {300.0}, "300": {300.0}}
+    assert durations("5 sets of 3 services, 10mb, 2x, 5 минимальных, 2 части") == {}
 
 
 def test_numbers_with_their_units_are_values():

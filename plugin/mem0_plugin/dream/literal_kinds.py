@@ -72,6 +72,50 @@ def unit_numbers(text: str) -> frozenset[str]:
     )
 
 
+# A length of time: a number and its unit, on it or as a word ("30s", "300 seconds", "a
+# 2-minute AckWait", "5 минут", "300秒", "5分钟"), in seconds, by the number as the kinds hold
+# it ("30s" and "30"; "300"). "TTL 300 seconds" and "TTL 5 minutes" hold one value.
+_SECONDS_OF_UNIT = {
+    **dict.fromkeys("ms msec millisecond milliseconds".split(), 0.001),
+    **dict.fromkeys("s sec secs second seconds сек 秒".split(), 1.0),
+    **dict.fromkeys("m min mins minute minutes мин 分钟 分間".split(), 60.0),
+    **dict.fromkeys("h hr hrs hour hours 小时 時間".split(), 3600.0),
+    **dict.fromkeys("d day days день 天 日間".split(), 86400.0),
+    **dict.fromkeys("w week weeks 周".split(), 604800.0),
+}
+_UNIT_WORD = r"milliseconds?|msec|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?"
+_RUSSIAN_UNIT = r"(секунд|сек|минут|мин|час|дн|день|сут|недел)(?:[аыуия]|ов|ей|ок|ки|ь|ю)?"
+_SECONDS_OF_STEM = {"секунд": 1.0, "минут": 60.0, "час": 3600.0, "дн": 86400.0, "сут": 86400.0, "недел": 604800.0}
+_DURATION = re.compile(
+    r"(?<![0-9A-Za-z_.])(\d+(?:\.\d+)?)"
+    r"(?:(ms|s|secs?|m|mins?|h|hrs?|d|w)(?![0-9a-z_])"
+    rf"|[ -]?({_UNIT_WORD})(?![a-z])"
+    rf"|[ -]?{_RUSSIAN_UNIT}(?![а-я])"
+    r"|\s?(秒|分钟|分間|小时|時間|天|日間|周))"
+)
+
+
+_TIME_UNIT = re.compile(rf"{_UNIT_WORD}|{_RUSSIAN_UNIT}")
+
+
+def is_time_unit(word: str) -> bool:
+    """A word naming a unit of time ("seconds", "минут"): part of a length's value, no subject."""
+    return _TIME_UNIT.fullmatch(word) is not None
+
+
+def durations(lowered: str) -> dict[str, frozenset[float]]:
+    """The lengths of time the (lower-cased) text holds, in seconds, by their number as the
+    literal kinds hold it (`_DURATION`)."""
+    found: dict[str, frozenset[float]] = {}
+    for match in _DURATION.finditer(lowered):
+        number, attached, word, russian, cjk = match.groups()
+        unit = attached or word or russian or cjk
+        seconds = float(number) * (_SECONDS_OF_UNIT.get(unit) or _SECONDS_OF_STEM.get(unit, 0.0))
+        for key in (number, number + attached) if attached else (number,):
+            found[key] = found.get(key, frozenset()) | {seconds}
+    return found
+
+
 _NO_KINDS: dict[str, frozenset[str]] = {}
 _NOTHING: frozenset[str] = frozenset()
 

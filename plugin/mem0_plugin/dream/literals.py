@@ -33,13 +33,13 @@ def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: R
     counts unless the other text writes it too (`echoed`)."""
     if values_a == values_b:
         return False
-    return _holds_unwritten(values_a, values_b, b) or _holds_unwritten(values_b, values_a, a)
+    return _holds_unwritten(values_a, values_b, b, a) or _holds_unwritten(values_b, values_a, a, b)
 
 
 def replaced_both_ways(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
     """Each text holds a value of the kind that the other does not write: a value replaced, not
     one added ("at most 300KB" / "one image at most 300KB")."""
-    return _holds_unwritten(values_a, values_b, b) and _holds_unwritten(values_b, values_a, a)
+    return _holds_unwritten(values_a, values_b, b, a) and _holds_unwritten(values_b, values_a, a, b)
 
 
 def retired(values_a: frozenset[str], values_b: frozenset[str], a: Reading) -> bool:
@@ -49,13 +49,30 @@ def retired(values_a: frozenset[str], values_b: frozenset[str], a: Reading) -> b
     return bool(values_a & values_b) and _holds_unwritten(values_b, values_a, a)
 
 
-def _holds_unwritten(values: frozenset[str], others: frozenset[str], other: Reading) -> bool:
-    """Whether one of `values` is neither among the other text's `others` nor written in it.
-    (A loop, not `any()` over a generator: this runs for most candidate pairs.)"""
+def _holds_unwritten(
+    values: frozenset[str], others: frozenset[str], other: Reading, own: Reading | None = None
+) -> bool:
+    """Whether one of `values` (of the text `own`, when known) is neither among the other text's
+    `others` nor written in it. (A loop, not `any()` over a generator: this runs for most
+    candidate pairs.)"""
     for value in values:
-        if value not in others and not echoed(value, other) and not _fits_placeholder(value, others):
+        if (
+            value not in others
+            and not echoed(value, other)
+            and not _fits_placeholder(value, others)
+            and not (own is not None and _same_duration(value, own, other))
+        ):
             return True
     return False
+
+
+def _same_duration(value: str, own: Reading, other: Reading) -> bool:
+    """`value` is a length of time in its text that the other text holds in another unit: "TTL
+    300 seconds" / "TTL 5 minutes", "AckWait 2m" / "a 2-minute AckWait"."""
+    lengths = own.durations.get(value)
+    if not lengths:
+        return False
+    return any(not lengths.isdisjoint(others) for others in other.durations.values())
 
 
 def _fits_placeholder(value: str, others: frozenset[str]) -> bool:
@@ -75,8 +92,10 @@ def _fills(example: str, general: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _placeholder_pattern(value: str) -> re.Pattern[str]:
-    """`value` as a pattern: "**" any run of characters, "*" any run within one part of a path."""
-    return re.compile(".*".join("[^/]+".join(map(re.escape, part.split("*"))) for part in value.split("**")))
+    """`value` as a pattern: "**" any run of characters, "*" any run within one part of a path;
+    a directory with or without its closing slash ("feature/*/di" / "feature/x/di/")."""
+    parts = value.rstrip("/").split("**")
+    return re.compile(".*".join("[^/]+".join(map(re.escape, part.split("*"))) for part in parts) + "/?")
 
 
 def echoed(value: str, other: Reading) -> bool:
@@ -199,6 +218,11 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
     literals_a, literals_b = literal_values(a), literal_values(b)
     if literals_a <= literals_b or literals_b <= literals_a:
         return True
-    return all(echoed(v, b) or _fits_placeholder(v, literals_b) for v in literals_a - literals_b) or all(
-        echoed(v, a) or _fits_placeholder(v, literals_a) for v in literals_b - literals_a
+    return all(_held(v, a, b, literals_b) for v in literals_a - literals_b) or all(
+        _held(v, b, a, literals_a) for v in literals_b - literals_a
     )
+
+
+def _held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
+    """The other text holds `value` too: written, filling its placeholder, or as the same length of time."""
+    return echoed(value, other) or _fits_placeholder(value, others) or _same_duration(value, own, other)

@@ -16,7 +16,7 @@ from ..features import TextFeatures, text_features, without_placeholders
 from ..lexicon import WEAK_WORDS
 from ..text import fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
-from .literal_kinds import LATIN_WORD, kinds_of, lettered_versions, ungrouped, unit_numbers
+from .literal_kinds import LATIN_WORD, durations, kinds_of, lettered_versions, ungrouped, unit_numbers
 from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no
 
 _NOTHING: frozenset[str] = frozenset()
@@ -63,6 +63,7 @@ class Reading:
         "_commands",
         "_compounds",
         "_content",
+        "_durations",
         "_environments",
         "_folded_names",
         "_frame",
@@ -95,6 +96,7 @@ class Reading:
         self.marked = self._changed and any(m.group(0) not in NOT_A_CHANGE for m in changes.finditer(lowered))
         self._targets: frozenset[str] | bool | None = False  # False: not read yet
         self._content: frozenset[str] | None = None
+        self._durations: dict[str, frozenset[float]] | None = None
         self._tokens: frozenset[str] | None = None
         self._stems: frozenset[str] | None = None
         self._kinds: dict[str, frozenset[str]] | None = None
@@ -121,6 +123,13 @@ class Reading:
             literal_words = frozenset().union(*map(_words_of, self.features.literals))
             self._content = self.features.sig - literal_words - WEAK_WORDS
         return self._content
+
+    @property
+    def durations(self) -> dict[str, frozenset[float]]:
+        """The lengths of time the text holds, in seconds, by their number (`durations`)."""
+        if self._durations is None:
+            self._durations = durations(self.lowered)
+        return self._durations
 
     @property
     def tokens(self) -> frozenset[str]:

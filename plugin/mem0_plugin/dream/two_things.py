@@ -13,7 +13,7 @@ import re
 
 from ..lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIASES, WEAK_WORDS, canonical
 from ..text import fold_plural
-from .literal_kinds import VALUE_KINDS, kind_of, written
+from .literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
 from .negation import HIRAGANA
 from .reading import SIDE_ENVIRONMENTS, Reading, mentions
 
@@ -166,6 +166,8 @@ def swapped_words(a: Reading, b: Reading) -> list[tuple[str, str]]:
     for x, y in differing:  # (any of these makes it no swap: the cheapest first)
         if x in WEAK_WORDS or y in WEAK_WORDS:
             continue  # a generic word ("service", "app") says nothing: the other places tell
+        if is_time_unit(x) and is_time_unit(y):
+            continue  # "300 seconds" / "10 minutes": the length is the literal rules' business
         if not (x.isalpha() and y.isalpha()):
             return []
         if x in right or y in left:
