@@ -901,6 +901,29 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         ("The catalog cache TTL is 300 seconds.", "The catalog cache TTL is 10 minutes.", 0.93, "conflict"),
         ("The catalog cache TTL is 300 seconds.", "The catalog cache keeps entries for 5 minutes.", 0.90, "merge"),
+        # a count in thousands; statuses in the plural
+        (
+            "Don't use from/size pagination past 10k hits; use search_after with a PIT instead.",
+            "Avoid deep offset paging beyond index.max_result_window (10000) — switch to point-in-time + search_after.",
+            0.76,
+            "merge",
+        ),
+        (
+            "Fixed the 502s on long uploads by raising the upstream read timeout; the root cause was the 30s default (RELAY-88).",
+            "RELAY-88: uploads taking over a minute failed with 502 because of the 30s default upstream read timeout; raising it fixed them.",
+            0.90,
+            "merge",
+        ),
+        ("Search pages stop at 10k hits.", "Search pages stop at 20000 hits.", 0.95, "conflict"),
+        ("Upstream requests time out after 30s.", "Upstream requests time out after 45 seconds.", 0.95, "conflict"),
+        ("Upstream requests time out after 30s.", "Upstream requests time out after 30 seconds.", 0.97, "merge"),
+        # a size beside a bare number of another thing is not compared (a hard negative stays apart)
+        (
+            "Partner exports are Parquet with snappy compression because their Spark 2 cluster can't read zstd.",
+            "Lake Parquet files are written with zstd compression and ~128MB row groups.",
+            0.70,
+            None,
+        ),
         # "torch" is PyTorch's other name, not another tool
         (
             "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",
@@ -912,6 +935,13 @@ def item(text: str, day: int, type_: str = "decision"):
 )
 def test_the_pair_rules(older, newer, cosine, expected):
     assert relation(item(older, 1), item(newer, 40), cosine) == expected
+
+
+def test_numbers_cut_out_of_a_name_that_ran_on_into_chinese_are_numbers():
+    older = "Spark任务OOM的问题通过把spark.sql.shuffle.partitions从200调到800解决了（ETL-203）。"
+    newer = "ETL-203：shuffle分区太少导致executor内存溢出，spark.sql.shuffle.partitions由200改成800后恢复正常。"
+    assert reading(newer).kinds["number"] == {"200", "800", "203"}
+    assert relation(item(older, 1, "bug_fix"), item(newer, 40, "bug_fix"), 0.82) == "merge"
 
 
 def test_a_tool_by_its_other_name_is_not_introduced():
@@ -959,7 +989,7 @@ def test_lengths_of_time_are_read_in_seconds_in_every_unit_and_language():
 def test_numbers_with_their_units_are_values():
     assert unit_numbers("timeout 30s, 2x retries, 10MB bodies, 1.5h windows") == {"30s", "2x", "10mb", "1.5h"}
     assert unit_numbers("上限是10MB，超时30s") == {"10mb", "30s"}
-    assert unit_numbers("Fixed the 502s and the 404s; k8s and v2 are names") == frozenset()
+    assert unit_numbers("Fixed the 502s and the 404s; k8s and v2 are names") == {"502", "404"}  # statuses
 
 
 def test_events_merge_whatever_their_wording_and_never_conflict():

@@ -63,12 +63,13 @@ _UNIT_NUMBER = re.compile(
 
 
 def unit_numbers(text: str) -> frozenset[str]:
+    """The numbers with their unit on them, lower-cased; HTTP statuses in the plural ("the
+    502s") as the status ("502")."""
     if _DIGIT_AND_LETTER.search(text) is None:  # (a unit is written on its number: most texts have none)
         return frozenset()
     return frozenset(
-        (number + unit).lower()
+        number if unit.lower() == "s" and 100 <= float(number) < 600 else (number + unit).lower()
         for number, unit in _UNIT_NUMBER.findall(text)
-        if not (unit.lower() == "s" and 100 <= float(number) < 600)
     )
 
 
@@ -164,7 +165,18 @@ def _literal_kinds(text: str, features: TextFeatures, units: frozenset[str]) -> 
     numbers = {n for n in found if not any(n in value for value in known)}
     if numbers:
         kinds = {**kinds, "number": frozenset(kinds.get("number", frozenset()) | numbers)}
-    return {kind: _ascii_parts(values) for kind, values in kinds.items()}
+    return _numbers_apart({kind: _ascii_parts(values) for kind, values in kinds.items()})
+
+
+def _numbers_apart(kinds: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """A bare number cut out of a longer literal that ran on into another script is a number
+    ("spark.sql.shuffle.partitions由200改成800": the name, then 200 and 800)."""
+    cut = {n for kind, values in kinds.items() if kind != "number" for n in values if _NUMBER_VALUE.fullmatch(n)}
+    if not cut:
+        return kinds
+    kinds = {kind: (values - cut if kind != "number" else values) for kind, values in kinds.items()}
+    kinds["number"] = kinds.get("number", frozenset()) | cut
+    return {kind: values for kind, values in kinds.items() if values}
 
 
 # (a Latin word joined by a hyphen to a word of another script is a word: "Web-сервер")

@@ -23,9 +23,20 @@ def replaced_kinds(a: Reading, b: Reading) -> list[str]:
         and (a.features.literals == b.features.literals or not a.features.literals or not b.features.literals)
         and not (a.units and b.units)
         and not (a.lettered_versions or b.lettered_versions)
+        and not _amounts_compared(a, b)
     ):
         return []  # the same literals, or one side has none: no kind can differ (read no further)
     return [kind for kind in a.kinds.keys() & b.kinds.keys() if _differ(a.kinds[kind], b.kinds[kind], a, b)]
+
+
+def _amounts_compared(a: Reading, b: Reading) -> bool:
+    """One text holds a number with its unit on it and the other may hold that amount written
+    otherwise: both hold a length of time, or the unit is thousands ("30s" / "45 seconds",
+    "10k" / "20000"). A size beside a bare number is not compared ("128MB" / "Spark 2")."""
+    units = a.units or b.units
+    if not units:
+        return False
+    return bool(a.durations and b.durations) or any(u.endswith("k") for u in a.units | b.units)
 
 
 def _differ(values_a: frozenset[str], values_b: frozenset[str], a: Reading, b: Reading) -> bool:
@@ -61,9 +72,25 @@ def _holds_unwritten(
             and not echoed(value, other)
             and not _fits_placeholder(value, others)
             and not (own is not None and _same_duration(value, own, other))
+            and not _same_count(value, others)
         ):
             return True
     return False
+
+
+def _same_count(value: str, others: frozenset[str]) -> bool:
+    """A count written in thousands on one side and plain on the other: "10k hits" / "10000"."""
+    count = _count(value)
+    return count is not None and any(_count(other) == count for other in others if other != value)
+
+
+def _count(value: str) -> float | None:
+    """ "10k" → 10000.0, "10000" → 10000.0; None for anything else."""
+    if value.isdigit():
+        return float(value)
+    if value[:-1] and value[-1] == "k" and value[:-1].replace(".", "", 1).isdigit():
+        return float(value[:-1]) * 1000
+    return None
 
 
 def _same_duration(value: str, own: Reading, other: Reading) -> bool:
@@ -225,4 +252,9 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
 
 def _held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
     """The other text holds `value` too: written, filling its placeholder, or as the same length of time."""
-    return echoed(value, other) or _fits_placeholder(value, others) or _same_duration(value, own, other)
+    return (
+        echoed(value, other)
+        or _fits_placeholder(value, others)
+        or _same_duration(value, own, other)
+        or _same_count(value, others)
+    )
