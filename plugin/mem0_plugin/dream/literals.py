@@ -64,22 +64,30 @@ def _holds_unwritten(
     values: frozenset[str], others: frozenset[str], other: Reading, own: Reading | None = None
 ) -> bool:
     """Whether one of `values` (of the text `own`, when known) is neither among the other text's
-    `others` nor written in it. (A loop, not `any()` over a generator: this runs for most
-    candidate pairs.)"""
+    `others` nor written in it (`echoed`, `_written_otherwise`). (A loop, not `any()` over a
+    generator: this runs for most candidate pairs.)"""
     for value in values:
-        if (
-            value not in others
-            and not echoed(value, other)
-            and not _fits_placeholder(value, others)
-            and not (own is not None and _same_duration(value, own, other))
-            and not _same_count(value, others)
-        ):
+        if value not in others and not echoed(value, other) and not _written_otherwise(value, others, own, other):
             return True
     return False
 
 
+def _written_otherwise(value: str, others: frozenset[str], own: Reading | None, other: Reading) -> bool:
+    """The other text holds `value` written another way: a length of time in another unit, a
+    count in thousands, or a value with a placeholder and one filling it. (Each looked for only
+    where it can be: most values tried here are plainly different.)"""
+    if value[:1].isdigit():
+        if own is not None and _same_duration(value, own, other):
+            return True
+        if _same_count(value, others):
+            return True
+    return _fits_placeholder(value, others)
+
+
 def _same_count(value: str, others: frozenset[str]) -> bool:
     """A count written in thousands on one side and plain on the other: "10k hits" / "10000"."""
+    if value[-1] != "k" and not any(o[-1:] == "k" for o in others):
+        return False
     count = _count(value)
     return count is not None and any(_count(other) == count for other in others if other != value)
 
@@ -107,6 +115,8 @@ def _fits_placeholder(value: str, others: frozenset[str]) -> bool:
     "xxx" so) that the other fills ("locales/*/common.json" / "locales/en/common.json";
     "plantdetail.*" / "plantdetail.waternow"), or is the folder of ("src/commands/*.ts" /
     "src/commands/"). The same value, once in general and once by example or by its place."""
+    if "*" not in value and not any("*" in other for other in others):
+        return False  # (nearly every value)
     return any(_fills(value, other) or _fills(other, value) for other in others)
 
 
@@ -252,9 +262,4 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
 
 def _held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
     """The other text holds `value` too: written, filling its placeholder, or as the same length of time."""
-    return (
-        echoed(value, other)
-        or _fits_placeholder(value, others)
-        or _same_duration(value, own, other)
-        or _same_count(value, others)
-    )
+    return echoed(value, other) or _written_otherwise(value, others, own, other)
