@@ -901,6 +901,14 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         ("The catalog cache TTL is 300 seconds.", "The catalog cache TTL is 10 minutes.", 0.93, "conflict"),
         ("The catalog cache TTL is 300 seconds.", "The catalog cache keeps entries for 5 minutes.", 0.90, "merge"),
+        # a Latin word ending a Russian sentence, and a package name or a path run up to Chinese text
+        ("Логи пишем в JSON через structlog.", "structlog настроен на вывод логов в формате JSON.", 0.75, "merge"),
+        (
+            "国际化使用next-intl，翻译文件放在messages/目录下。",
+            "多语言方案选的是next-intl，文案JSON都在messages/里。",
+            0.74,
+            "merge",
+        ),
         # a count in thousands; statuses in the plural
         (
             "Don't use from/size pagination past 10k hits; use search_after with a PIT instead.",
@@ -942,6 +950,14 @@ def test_numbers_cut_out_of_a_name_that_ran_on_into_chinese_are_numbers():
     newer = "ETL-203：shuffle分区太少导致executor内存溢出，spark.sql.shuffle.partitions由200改成800后恢复正常。"
     assert reading(newer).kinds["number"] == {"200", "800", "203"}
     assert relation(item(older, 1, "bug_fix"), item(newer, 40, "bug_fix"), 0.82) == "merge"
+
+
+def test_latin_words_paths_and_names_are_read_up_to_the_other_script():
+    assert "structlog" in reading("Логи пишем в JSON через structlog.").names
+    assert reading("国际化使用next-intl，翻译文件放在messages/目录下。").compounds == {"next-intl"}
+    assert reading("文案JSON都在messages/里").kinds == {"path": {"messages/"}}
+    assert reading("路径是 gx/expectations/<表名>.json").kinds == {"path": {"gx/expectations/*.json"}}
+    assert reading("前端/后端分开部署").kinds == {}  # two words with a slash: no path
 
 
 def test_a_tool_by_its_other_name_is_not_introduced():

@@ -60,6 +60,8 @@ _PLACEHOLDER = re.compile(
     r"|(?<![A-Za-z0-9])[xX]{3,}(?![A-Za-z0-9])"
 )
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+_BRACKETED = re.compile(r"<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\[[^\[\]\s/]{1,40}\]")
 
 # Each pattern may only start where a run of its characters starts (the look-behinds), so
 # no run is scanned more than a constant number of times: linear time on any input.
@@ -169,12 +171,32 @@ def _literals(text: str) -> tuple[list[str], str]:
 
 
 def _take_literal(found: list[str], must_be_path: bool, match: re.Match[str]) -> str:
-    """Record a literal span and blank it out (a slash-joined span only if it is a real path)."""
+    """Record a literal span and blank it out (a slash-joined span only if it is a real path;
+    in Chinese or Japanese text, without the words run on at its ends: "放在messages/目录下" is
+    "messages/")."""
     span = match.group()
-    if must_be_path and not _is_path(span):
-        return span
+    if must_be_path:
+        start, end = _ascii_core(span)
+        if not _is_path(span[start:end]):
+            return span
+        if (start, end) != (0, len(span)):
+            found.append(span[start:end])
+            return span[:start] + " " * (end - start) + span[end:]
     found.append(span)
     return " " * len(span)
+
+
+def _ascii_core(span: str) -> tuple[int, int]:
+    """Where the path in `span` starts and ends: all of it, or in text of another script the one
+    run of ASCII holding a slash and a letter or digit ("文案JSON都在messages/里": "messages/");
+    a path whose folders are named in that script stays whole ("src/组件/Button.tsx")."""
+    if span.isascii():
+        return 0, len(span)
+    ascii_span = _BRACKETED.sub(lambda m: "<" + "x" * (len(m.group()) - 2) + ">", span)  # "<表名>" is part of it
+    runs = [m for m in _ASCII_RUN.finditer(ascii_span) if "/" in m.group() and any(map(str.isalnum, m.group()))]
+    if len(runs) != 1:
+        return (0, len(span)) if len(runs) > 1 else (0, 0)
+    return runs[0].span()
 
 
 def _is_path(span: str) -> bool:

@@ -28,7 +28,7 @@ from typing import TypeGuard
 
 from .features import TextFeatures, text_features
 
-FEATURES_VERSION = 3  # 2: Chinese and Japanese read as character bigrams (text.words); 3: placeholders in paths
+FEATURES_VERSION = 3  # 2: Chinese and Japanese read as character bigrams (text.words); 3: placeholders in paths, paths run up to Chinese text
 _TAG = f"f{FEATURES_VERSION}"
 _FIELD = "\x1e"
 _WORD = "\x1f"

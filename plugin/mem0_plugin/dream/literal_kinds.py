@@ -180,7 +180,7 @@ def _numbers_apart(kinds: dict[str, frozenset[str]]) -> dict[str, frozenset[str]
 
 
 # (a Latin word joined by a hyphen to a word of another script is a word: "Web-сервер")
-LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_./]|-[A-Za-z0-9])")
+LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_/]|[.-][A-Za-z0-9])")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
