@@ -909,6 +909,13 @@ def item(text: str, day: int, type_: str = "decision"):
             0.74,
             "merge",
         ),
+        # an environment named up against Japanese text ("stg環境") is one: the staging one
+        (
+            "ステージングの App Service は app-meridian-stg。デプロイスロット warmup に入れてからスワップする。",
+            "stg環境：Azure App Service 名は app-meridian-stg、warmup スロットへデプロイ後に production スロットとスワップ。",
+            0.75,
+            "merge",
+        ),
         # a count in thousands; statuses in the plural
         (
             "Don't use from/size pagination past 10k hits; use search_after with a PIT instead.",

@@ -368,7 +368,7 @@ _ENVIRONMENT_WORDS = {
     "locally": "development",
     "ci": "ci",
 }
-_ENVIRONMENT = re.compile(r"(?<![\w.-])(?:" + "|".join(_ENVIRONMENT_WORDS) + r")(?![\w-])")
+_ENVIRONMENT = re.compile(r"(?<![\w.-])(?:" + "|".join(_ENVIRONMENT_WORDS) + r")(?![\w-])", re.ASCII)
 _ENVIRONMENT_FOREIGN = (
     ("预发布", "staging"),
     ("预发", "staging"),
@@ -416,7 +416,7 @@ _PLATFORM_WORDS = {
     "windows": ("windows", "desktop"),
     "linux": ("linux", "desktop"),
 }
-_PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w-])")
+_PLATFORM = re.compile(r"(?<![\w.-])(?:" + "|".join(_PLATFORM_WORDS) + r")(?![\w-])", re.ASCII)
 
 
 def platforms(lowered: str) -> frozenset[str]:
