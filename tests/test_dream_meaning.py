@@ -916,6 +916,20 @@ def item(text: str, day: int, type_: str = "decision"):
             0.75,
             "merge",
         ),
+        # "was dropped", "considered and abandoned" say no, as "rejected" does
+        (
+            "Use Sentry for error tracking in prod and staging; Bugsnag was evaluated and rejected.",
+            "Error tracking is Sentry (prod + staging). Bugsnag was considered and dropped.",
+            0.94,
+            "merge",
+        ),
+        ("The CLI supports Node 16 and later.", "Support for Node 16 was dropped from the CLI.", 0.85, "conflict"),
+        (
+            "Redis was considered and abandoned for the session store.",
+            "We use Redis for the session store.",
+            0.85,
+            "conflict",
+        ),
         # a count in thousands; statuses in the plural
         (
             "Don't use from/size pagination past 10k hits; use search_after with a PIT instead.",

@@ -22,7 +22,8 @@ _FOREIGN_NEGATION = re.compile(
 _PROHIBITION_EN = (
     r"\b(?:prefer\w*|chose|choose|chosen|picked|favou?r\w*)\b[^.;:]*\bover\b|\brather than\b|\binstead\b|"
     r"\b(?:forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|not allowed|must not|should not|"
-    r"avoids|avoided|avoiding|"
+    r"avoids|avoided|avoiding|(?:was|were|been|got) (?:dropped|abandoned|ditched|discarded)|"
+    r"(?:considered|evaluated|tried|tested|trialled|prototyped) and (?:dropped|abandoned|ditched|discarded)|"
     r"off-limits|anti-pattern|bad idea)\b|\b(?:turns?|turned|switch|switches|switched|keeps?|kept|set|is|are|was|stays?)\s+"
     r"(?:[\w/.+-]+\s+){0,2}off\b|\b(?:stays?|stayed|keeps?|kept|stay)\s+(?:[\w/.+-]+\s+){0,3}out of\b"
 )
@@ -44,7 +45,7 @@ _PROHIBITION_ASCII = re.compile(_PROHIBITION_EN)
 # A word each English prohibition above holds (its quick look: "over", "instead", "off" …)
 _PROHIBITION_HINT = re.compile(
     "over|rather than|instead|forbidden|banned|prohibited|disallowed|discouraged|rejected|ruled out|"
-    "not allowed|must not|should not|avoid|off|out of|anti-pattern|bad idea"
+    "not allowed|must not|should not|avoid|off|out of|anti-pattern|bad idea|dropped|abandoned|ditched|discarded"
 )
 # "X ではなく Y" is Japanese for "Y rather than X"; "Y вместо X", "X の代わりに Y": "Y instead of X".
 _PROHIBITION_ANY = re.compile(
