@@ -285,9 +285,8 @@ def reading_of(item: AnalysedMemory, readings: Readings | None) -> Reading:
     return found
 
 
-_COMPOUND = re.compile(
-    r"(?<![\w.@/-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/-])", re.ASCII
-)  # (a name runs up to Chinese text)
+# (ASCII word characters: a name may run up to Chinese text, "使用next-intl")
+_COMPOUND = re.compile(r"(?<![\w.@/-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/-])", re.ASCII)
 # parts of the hyphenated words of ordinary English ("read-only", "end-to-end", "server-side")
 _ENGLISH_COMPOUND_PARTS = frozenset(
     "to in on off out up only side time level party based free safe like wide specific aware friendly "
