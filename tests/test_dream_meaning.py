@@ -981,6 +981,14 @@ def test_latin_words_paths_and_names_are_read_up_to_the_other_script():
     assert reading("前端/后端分开部署").kinds == {}  # two words with a slash: no path
 
 
+def test_a_value_of_many_placeholders_is_compared_as_written():
+    """Matching a dozen placeholders against a long value that does not fill them could take
+    minutes (backtracking): past two placeholders the value is compared as written."""
+    older = "Generated files go to out/" + "xxx-a-" * 12 + "b.txt"
+    newer = "Generated files go to out/" + "a-" * 80 + "c.txt"
+    assert relation(item(older, 1), item(newer, 40), 0.9) == "conflict"
+
+
 def test_a_tool_by_its_other_name_is_not_introduced():
     older = reading("Models train with torch on the GPU nodes.")
     assert not introduced(older, reading("Models now train with PyTorch on the GPU nodes."))

@@ -121,10 +121,22 @@ def _fits_placeholder(value: str, others: frozenset[str]) -> bool:
 
 
 def _fills(example: str, general: str) -> bool:
+    """`example` is what `general` holds with its placeholders filled, or the folder they stand in.
+    A value of more than `MAX_PLACEHOLDERS` or longer than `MAX_FILLED_CHARS` is compared as
+    written: matching many placeholders against a long value can take time without bound."""
     if "*" not in general:
         return False
     fixed = general.partition("*")[0]
-    return (fixed.endswith("/") and example == fixed) or _placeholder_pattern(general).fullmatch(example) is not None
+    if fixed.endswith("/") and example == fixed:
+        return True
+    if len(example) > MAX_FILLED_CHARS or len(_STAR_RUN.findall(general)) > MAX_PLACEHOLDERS:
+        return False
+    return _placeholder_pattern(general).fullmatch(example) is not None
+
+
+MAX_PLACEHOLDERS = 2  # "src/**/*.test.ts", "locales/*/*.json"
+MAX_FILLED_CHARS = 200
+_STAR_RUN = re.compile(r"\*+")
 
 
 @lru_cache(maxsize=1024)
