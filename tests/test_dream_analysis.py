@@ -622,6 +622,7 @@ def test_features_use_the_same_significant_words_as_search_and_health(text):
         ("Strings in src/i18n/locales/{lng}/common.json.", {"src/i18n/locales/*/common.json"}, set()),
         ("One file per command: src/commands/<name>.ts", {"src/commands/*.ts"}, set()),
         ("Keys like plantDetail.xxx, tests as xxx_test.cpp", {"plantdetail.*", "*_test.cpp"}, set()),
+        ("Money goes in *_cents columns; the APPLE_API_* secrets", {"*_cents", "apple_api_*"}, set()),
         # a route parameter in brackets is part of the path; a glob keeps its stars
         ("Page in (src/routes/blog/[slug]/+page.svelte)", {"src/routes/blog/[slug]/+page.svelte"}, set()),
         ("Tests match src/**/*.test.ts", {"src/**/*.test.ts"}, set()),

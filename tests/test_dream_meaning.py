@@ -930,6 +930,21 @@ def item(text: str, day: int, type_: str = "decision"):
             0.85,
             "conflict",
         ),
+        # an identifier by its pattern and one it covers: shared evidence, no identifier replaced
+        (
+            "Money is stored as integer cents (PositiveIntegerField amount_cents), never DecimalField or float.",
+            "Store prices as int cents in *_cents columns; no float/Decimal model fields for money.",
+            0.778,
+            "merge",
+        ),
+        (
+            "macOS notarization uses notarytool via @electron/notarize; credentials come from APPLE_API_KEY, "
+            "APPLE_API_KEY_ID and APPLE_API_ISSUER in CI.",
+            "Apple's notary service is reached from CI with an App Store Connect API key (the three APPLE_API_* "
+            "secrets); altool is gone, so it's notarytool driven by @electron/notarize.",
+            0.71,
+            "merge",
+        ),
         # a count in thousands; statuses in the plural
         (
             "Don't use from/size pagination past 10k hits; use search_after with a PIT instead.",

@@ -62,6 +62,7 @@ TEXTS = [
     "a path /srv/\x1eodd/file.txt with a record separator",
     "Strings live in src/i18n/locales/<lang>/common.json, pages in src/routes/[slug]/",
     "翻译文件放在messages/目录下，GE suite 在 gx/expectations/<表名>.json",
+    "Money goes in *_cents columns; the APPLE_API_* secrets stay in CI",
 ]
 
 
@@ -146,7 +147,7 @@ def test_the_rules_have_not_changed_without_a_new_features_version():
     assert (FEATURES_VERSION, digest) == (3, PINNED_DIGEST)
 
 
-PINNED_DIGEST = "f19087702b54734de8a572446a8675afb52e392855cfc29eb5bc7e6aba21fdb7"  # the corpus includes the demo texts
+PINNED_DIGEST = "10bd3248bc25d2ffafbb901f1f122581e3a1fcb2c6d9ea8f60a4a5014607b432"  # the corpus includes the demo texts
 
 
 # -- the store keeps the column ------------------------------------------------------------

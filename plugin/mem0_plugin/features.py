@@ -78,7 +78,10 @@ _LITERAL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+)+\b|\b[vV]\d+\b")),
     ("number", re.compile(r"\b\d+(?:[,:]\d+)*\b")),
     ("dotted", re.compile(r"(?<![\w.-])[A-Za-z_][\w-]*(?:\.[A-Za-z0-9_][\w-]*)+\b")),
-    ("snake", re.compile(r"\b\w*[A-Za-z0-9]_\w*\b|\b_+[A-Za-z0-9]\w*\b")),
+    (
+        "snake",
+        re.compile(r"\*?(?:\b\w*[A-Za-z0-9]_\w*\b|\b_+[A-Za-z0-9]\w*\b)(?:(?<=_)\*)?"),
+    ),  # "*_cents", "APPLE_API_*"
     ("camel", re.compile(r"\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")),
     ("flag", re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")),
 )

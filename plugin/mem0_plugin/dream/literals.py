@@ -267,11 +267,11 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
     literals_a, literals_b = literal_values(a), literal_values(b)
     if literals_a <= literals_b or literals_b <= literals_a:
         return True
-    return all(_held(v, a, b, literals_b) for v in literals_a - literals_b) or all(
-        _held(v, b, a, literals_a) for v in literals_b - literals_a
+    return all(held(v, a, b, literals_b) for v in literals_a - literals_b) or all(
+        held(v, b, a, literals_a) for v in literals_b - literals_a
     )
 
 
-def _held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
+def held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
     """The other text holds `value` too: written, filling its placeholder, or as the same length of time."""
     return echoed(value, other) or _written_otherwise(value, others, own, other)

@@ -22,7 +22,7 @@ from ..lexicon import EVENT_TYPES, WEAK_WORDS
 from .analysed import AnalysedMemory
 from .conditions import adds_condition
 from .literal_kinds import VALUE_KINDS
-from .literals import echoed, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
+from .literals import held, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
 from .reading import Reading, Readings, literal_values, reading_of
 from .two_things import (
@@ -77,10 +77,10 @@ def shared_evidence(a: Reading, b: Reading) -> bool:
     literals_a, literals_b = literal_values(a), literal_values(b)
     if any(not value.isdigit() for value in literals_a & literals_b):
         return True
-    if any(not value.isdigit() and echoed(value, b) for value in literals_a - literals_b) or any(
-        not value.isdigit() and echoed(value, a) for value in literals_b - literals_a
+    if any(not value.isdigit() and held(value, a, b, literals_b) for value in literals_a - literals_b) or any(
+        not value.isdigit() and held(value, b, a, literals_a) for value in literals_b - literals_a
     ):
-        return True  # one literal, written as code in one text and as a word in the other
+        return True  # one literal, written as code in one text and as a word in the other, or by a placeholder
     if len((a.names & b.names) - WEAK_WORDS) >= 2:
         return True  # two named tools in common ("Pinia", "Vitest"; in Chinese or Russian text, its Latin words)
     if a.compounds & b.compounds:
