@@ -1025,6 +1025,8 @@ def test_a_literal_is_echoed_only_as_a_whole_name_or_number():
     assert not echoed("config.yaml", other("The config is YAML."))
 
     assert echoed("mkdocs build", other("After mkdocs build, run the checker."))
+    assert echoed("lightningmodule.__init__", other("在 LightningModule 的 __init__ 中调用 .cuda() 会出错"))
+    assert not echoed("lightningmodule.__init__", other("LightningModule.setup runs on every rank"))
     assert echoed("release.yml", other("See .github/workflows/release.yml."))
     assert echoed("tests/compose.yml", other("Run `docker compose -f tests/compose.yml up`."))
     assert not echoed("80", other("The proxy listens on 8080."))

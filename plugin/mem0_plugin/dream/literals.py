@@ -169,7 +169,15 @@ def echoed(value: str, other: Reading) -> bool:
     head, dot, last = value.rpartition(".")  # a module's member by its own name: "Murmur.Repo" / "Repo"
     if dot and head and len(last) >= 3 and last.isalpha() and last not in _EXTENSIONS and written(last, text, True):
         return True
+    if dot and "." not in head and _member_written(head, last, text):
+        return True  # a class's method by the two names: "`LightningModule.__init__`" / "LightningModule 的 __init__"
     return " " in value and any(_command_written(value, command) for command in other.kinds.get("code", ()))
+
+
+def _member_written(owner: str, member: str, text: str) -> bool:
+    """Both names of `owner.member` written in the text, the member a code name (a dunder or
+    snake_case: not a file's extension nor a plain word, "config.yaml" / "the config is YAML")."""
+    return "_" in member and len(owner) >= 3 and written(owner, text) and written(member, text)
 
 
 _NAME_PART = re.compile(r"[a-z][a-z0-9]*|[0-9]+")
