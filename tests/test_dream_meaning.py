@@ -1026,6 +1026,10 @@ def test_a_literal_is_echoed_only_as_a_whole_name_or_number():
 
     assert echoed("mkdocs build", other("After mkdocs build, run the checker."))
     assert echoed("lightningmodule.__init__", other("在 LightningModule 的 __init__ 中调用 .cuda() 会出错"))
+    assert echoed("p50/p99/p99.9", other("Report p50, p99 and p99.9 in ns."))
+    assert echoed("orders.services", other("Use transition_order (orders/services.py)."))
+    assert echoed("orders/services.py", other("Call transition_order() from orders.services."))
+    assert not echoed("orders.services", other("Views live in orders/views.py."))
     assert not echoed("lightningmodule.__init__", other("LightningModule.setup runs on every rank"))
     assert echoed("release.yml", other("See .github/workflows/release.yml."))
     assert echoed("tests/compose.yml", other("Run `docker compose -f tests/compose.yml up`."))

@@ -162,6 +162,8 @@ def echoed(value: str, other: Reading) -> bool:
         return True
     if "/" in value and _WORD_LIST.fullmatch(value) and all(written(word, text) for word in value.split("/")):
         return True  # "dev/staging/prod" / "dev, staging, prod": words, not a path
+    if _module_written(value, other):
+        return True  # a Python module by its file: "orders.services" / "orders/services.py"
     if _spelled_in_words(value, text):
         return True  # "@crxjs/vite-plugin" / "the CRXJS Vite plugin"
     if value in _NUMBER_WORDS and re.search(rf"\b{_NUMBER_WORDS[value]}\b", text):
@@ -172,6 +174,16 @@ def echoed(value: str, other: Reading) -> bool:
     if dot and "." not in head and _member_written(head, last, text):
         return True  # a class's method by the two names: "`LightningModule.__init__`" / "LightningModule 的 __init__"
     return " " in value and any(_command_written(value, command) for command in other.kinds.get("code", ()))
+
+
+def _module_written(value: str, other: Reading) -> bool:
+    """A Python module's dotted name and its file, one written in each text."""
+    if value.endswith(".py") and "/" in value:
+        module = value[:-3].strip("./").replace("/", ".")
+        return "." in module and written(module, other.lowered, True)
+    if "." in value and "/" not in value and kind_of(value) == "dotted" and value.rpartition(".")[2] not in _EXTENSIONS:
+        return value.replace(".", "/") + ".py" in other.kinds.get("path", ())
+    return False
 
 
 def _member_written(owner: str, member: str, text: str) -> bool:
@@ -213,7 +225,7 @@ def _run_of(text: str) -> str:
     return f" {' | '.join(' '.join(_NAME_PART.findall(piece)) for piece in _RUN_BREAK.split(text))} "
 
 
-_WORD_LIST = re.compile(r"[a-z]+(?:/[a-z]+)+")  # "dev/staging/prod", "ios/android"
+_WORD_LIST = re.compile(r"[a-z]+[0-9.]*(?:/[a-z]+[0-9.]*)+")  # "dev/staging/prod", "ios/android", "p50/p99/p99.9"
 
 
 # Words that run a program rather than name it: "php artisan migrate" is "artisan migrate".
