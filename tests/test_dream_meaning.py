@@ -379,7 +379,7 @@ def item(text: str, day: int, type_: str = "decision"):
             "在 LightningModule 的 __init__ 中调用 .cuda() 会让 DDP 的每个进程都占用 GPU 0——请用 register_buffer / "
             "self.device 代替。",
             0.93,
-            None,
+            "merge",  # (None until the member was read by its two names: no conflict either way)
         ),
         # "Y вместо X" is "Y instead of X": the same choice as "Y, а не X"
         (
@@ -967,6 +967,13 @@ def item(text: str, day: int, type_: str = "decision"):
             "Lake Parquet files are written with zstd compression and ~128MB row groups.",
             0.70,
             None,
+        ),
+        # a folder without its closing slash, and the files in it by a glob
+        (
+            "After touching any .proto file under proto/rift/v1, regenerate the code with buf generate.",
+            "Regenerate Go stubs via `buf generate` whenever `proto/rift/v1/*.proto` changes.",
+            0.76,
+            "merge",
         ),
         # "torch" is PyTorch's other name, not another tool
         (

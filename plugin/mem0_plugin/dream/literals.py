@@ -127,8 +127,8 @@ def _fills(example: str, general: str) -> bool:
     if "*" not in general:
         return False
     fixed = general.partition("*")[0]
-    if fixed.endswith("/") and example == fixed:
-        return True
+    if fixed.endswith("/") and example.rstrip("/") == fixed[:-1]:
+        return True  # the folder, with or without its closing slash
     if len(example) > MAX_FILLED_CHARS or len(_STAR_RUN.findall(general)) > MAX_PLACEHOLDERS:
         return False
     return _placeholder_pattern(general).fullmatch(example) is not None
