@@ -975,6 +975,16 @@ def item(text: str, day: int, type_: str = "decision"):
             0.76,
             "merge",
         ),
+        # a cloud is a kind of thing beside its services ("S3", "DynamoDB" / "your AWS profile"); two clouds are two
+        (
+            "Terraform state for ember-cms lives in S3 bucket emb-tfstate, locking via DynamoDB table emb-tf-locks, "
+            "region eu-west-1.",
+            "Before running terraform plan, make sure your AWS profile can reach eu-west-1 — the state sits in the "
+            "emb-tfstate bucket and the lock in emb-tf-locks.",
+            0.70,
+            "merge",
+        ),
+        ("The worker fleet runs on AWS.", "The worker fleet runs on GCP.", 0.9, None),
         # "torch" is PyTorch's other name, not another tool
         (
             "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",

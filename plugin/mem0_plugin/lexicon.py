@@ -72,6 +72,7 @@ api ui ux ci cd pr os usb gpu cpu ram vm oom sdk cli ide url uri http https db s
 id uuid utc ami managed
 json yaml xml csv html css get put post delete patch server client component asset entity action data core string
 key comment catalog location deployment daemon dag
+aws gcp azure
 english chinese russian japanese german french spanish turkish american
 """.split()
 )
@@ -89,6 +90,7 @@ _ALTERNATIVE_GROUPS = (
     "server client",
     "get put post delete patch",
     "json yaml xml csv",
+    "aws gcp azure",
     "english chinese russian japanese german french spanish turkish",
 )
 CATEGORY_ALTERNATIVES = _the_others(_ALTERNATIVE_GROUPS)
