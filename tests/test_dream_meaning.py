@@ -985,6 +985,20 @@ def item(text: str, day: int, type_: str = "decision"):
             "merge",
         ),
         ("The worker fleet runs on AWS.", "The worker fleet runs on GCP.", 0.9, None),
+        # a suffix written alone and by a placeholder; a program in the current folder by its name
+        (
+            "Catch2 测试统一放在 tests/<模块>/ 下，文件名以 _test.cpp 结尾，每个 TEST_CASE 必须带模块 tag，例如 [ecs]。",
+            "新写单元测试：放到 tests 里对应模块的目录，命名 xxx_test.cpp，TEST_CASE 都要加上 [模块名] 标签。",
+            0.71,
+            "merge",
+        ),
+        (
+            "Run a single test class: ./mvnw -pl claims-service test -Dtest=ClaimIntakeResourceTest",
+            "Fast test loop: scope mvnw with -pl claims-service and -Dtest=ClaimIntakeResourceTest; the full "
+            "reactor build takes ~9 min.",
+            0.67,
+            "merge",
+        ),
         # "torch" is PyTorch's other name, not another tool
         (
             "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",

@@ -141,10 +141,11 @@ _STAR_RUN = re.compile(r"\*+")
 
 @lru_cache(maxsize=1024)
 def _placeholder_pattern(value: str) -> re.Pattern[str]:
-    """`value` as a pattern: "**" any run of characters, "*" any run within one part of a path;
-    a directory with or without its closing slash ("feature/*/di" / "feature/x/di/")."""
+    """`value` as a pattern: "**" any run of characters, "*" any run within one part of a path
+    (or none: "*_test.cpp" / "_test.cpp", the suffix written alone); a directory with or without
+    its closing slash ("feature/*/di" / "feature/x/di/")."""
     parts = value.rstrip("/").split("**")
-    return re.compile(".*".join("[^/]+".join(map(re.escape, part.split("*"))) for part in parts) + "/?")
+    return re.compile(".*".join("[^/]*".join(map(re.escape, part.split("*"))) for part in parts) + "/?")
 
 
 def echoed(value: str, other: Reading) -> bool:
@@ -162,6 +163,8 @@ def echoed(value: str, other: Reading) -> bool:
         return True
     if "/" in value and _WORD_LIST.fullmatch(value) and all(written(word, text) for word in value.split("/")):
         return True  # "dev/staging/prod" / "dev, staging, prod": words, not a path
+    if value.startswith("./") and "/" not in value[2:] and len(value) > 4 and written(value[2:], text):
+        return True  # a program in the current folder by its name: "./mvnw" / "mvnw"
     if _module_written(value, other):
         return True  # a Python module by its file: "orders.services" / "orders/services.py"
     if _spelled_in_words(value, text):
