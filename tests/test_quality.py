@@ -145,8 +145,9 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     # 0.71 → 0.93, Chinese 0.87 → 0.96, Japanese 0.63 → 0.84. Session 26: a marked change naming
     # the old value, the unmarked value threshold reached below merging, and two memories each
     # other's closest from 0.50, a replaced value named found by the value: conflicts 0.89 / 0.70
-    # → 0.89 / 0.75, supersedes 0.98 / 0.82.
-    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.59
+    # → 0.89 / 0.75, supersedes 0.98 / 0.82. Session 27's literal readings (placeholders, units,
+    # words against Chinese text, "*_cents"): merge recall 0.62 → 0.65.
+    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.62
     assert scores.conflict_precision >= 0.86 and scores.conflict_recall >= 0.73  # conflicts and supersedes together
     assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.79  # the marked pairs
     assert scores.winner_rate >= 0.95
