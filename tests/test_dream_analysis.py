@@ -642,6 +642,13 @@ def test_pathological_huge_texts_are_analysed_in_linear_time(shape):
     assert [m.ids for m in plan.merges] == [("a", "b")] or not text_features(text).sig
 
 
+def test_a_literal_closed_by_a_huge_run_of_brackets_is_read_in_linear_time():
+    text = "See http://x" + ")" * 200_000  # a quadratic strip of the closing brackets: about 17 s here
+    plan = run([mem("a", text), mem("b", text)])
+    assert [m.ids for m in plan.merges] == [("a", "b")]
+    assert text_features("routes in (src/routes/[slug])").literals == {"src/routes/[slug]"}
+
+
 # --- candidates and scale -----------------------------------------------------------------
 
 

@@ -230,10 +230,15 @@ def _strip_closing(value: str) -> str:
     """`value` without the punctuation that closes the sentence or an aside around it; a
     bracket it opened itself stays ("routes/[slug]")."""
     end = len(value)
+    if not end or value[-1] not in _CLOSING_PUNCTUATION:
+        return value
+    unopened = {closer: value.count(closer) - value.count(opener) for closer, opener in _CLOSERS.items()}
     while end and value[end - 1] in _CLOSING_PUNCTUATION:
-        opener = _CLOSERS.get(value[end - 1])
-        if opener is not None and value.count(opener, 0, end) >= value.count(value[end - 1], 0, end):
-            break
+        closer = value[end - 1]
+        if closer in unopened:
+            if unopened[closer] <= 0:
+                break  # a bracket the value opened itself
+            unopened[closer] -= 1
         end -= 1
     return value[:end]
 
