@@ -1021,6 +1021,8 @@ def test_numbers_cut_out_of_a_name_that_ran_on_into_chinese_are_numbers():
 
 def test_latin_words_paths_and_names_are_read_up_to_the_other_script():
     assert "structlog" in reading("Логи пишем в JSON через structlog.").names
+    assert {"collect", "limit"} <= reading("Не вызывать .collect() на больших DataFrame, только .limit()").names
+    assert "sq" not in reading("После изменения .sq файлов прогнать generateCommonMainDatabaseInterface").names
     assert reading("国际化使用next-intl，翻译文件放在messages/目录下。").compounds == {"next-intl"}
     assert reading("文案JSON都在messages/里").kinds == {"path": {"messages/"}}
     assert reading("路径是 gx/expectations/<表名>.json").kinds == {"path": {"gx/expectations/*.json"}}

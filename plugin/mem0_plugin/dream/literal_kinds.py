@@ -179,8 +179,12 @@ def _numbers_apart(kinds: dict[str, frozenset[str]]) -> dict[str, frozenset[str]
     return {kind: values for kind, values in kinds.items() if values}
 
 
-# (a Latin word joined by a hyphen to a word of another script is a word: "Web-сервер")
-LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_.\-/])[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_/]|[.-][A-Za-z0-9])")
+# (a Latin word joined by a hyphen to a word of another script is a word: "Web-сервер"; a
+# method written with its dot is one, ".collect()", a file's extension is none, ".sq")
+LATIN_WORD = re.compile(
+    r"(?:(?<![A-Za-z0-9_.\-/])|(?<=(?<![A-Za-z0-9_])\.)(?=[A-Za-z][A-Za-z0-9_]*\())"
+    r"[A-Za-z][A-Za-z0-9+#]*(?![A-Za-z0-9_/]|[.-][A-Za-z0-9])"
+)
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
