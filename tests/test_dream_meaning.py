@@ -999,6 +999,13 @@ def item(text: str, day: int, type_: str = "decision"):
             0.67,
             "merge",
         ),
+        # "just" restricts as "only" does: neither text adds the restriction
+        (
+            "pytest -x -k idempotency runs only the idempotency-key tests; useful when touching api/middleware/idempotency.py.",
+            "To iterate quickly on api/middleware/idempotency.py, run just that slice of the suite with pytest -x -k idempotency.",
+            0.77,
+            "merge",
+        ),
         # "torch" is PyTorch's other name, not another tool
         (
             "训练任务统一通过 SLURM 提交（sbatch scripts/train.sbatch），不要在 API 节点上直接跑 torch 训练。",

@@ -52,8 +52,13 @@ def _required(word: str, clause: frozenset[str], other: Reading) -> bool:
 
 def _conditioned(r: Reading, kind: frozenset[str]) -> bool:
     """The text has a condition word of `kind`; "otherwise" states an "if" or "unless" the other
-    way round ("garbage stacks unless built with X" / "build with X; otherwise junk stacks")."""
-    return bool(r.tokens & kind) or ("otherwise" in r.tokens and "unless" in kind)
+    way round ("garbage stacks unless built with X" / "build with X; otherwise junk stacks"), and
+    "just" restricts as "only" does ("runs only the idempotency tests" / "run just that slice")."""
+    return (
+        bool(r.tokens & kind)
+        or ("otherwise" in r.tokens and "unless" in kind)
+        or ("just" in r.tokens and "only" in kind)
+    )
 
 
 # A condition word and its clause, up to the next break. A word inside a compound is no
