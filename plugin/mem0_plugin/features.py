@@ -51,17 +51,18 @@ _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "vs", "cf", "a.m", "p.m"})
 # A path's characters: word characters, ".@+-", a glob's "*", and a placeholder or a route
 # parameter in brackets ("locales/<lang>/", "locales/{lng}/", "routes/[slug]/"): a path is
 # not cut at them (docs/dream.md, "By meaning", the values written two ways).
-_PATH_PART = r"(?:[\w.@+*-]|<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\[[^\[\]\s/]{1,40}\])"
+_NAMED_SLOT = r"<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}"  # "<lang>", "{lng}"
+_BRACKETED_PART = rf"{_NAMED_SLOT}|\[[^\[\]\s/]{{1,40}}\]"  # and "[slug]"
+_PATH_PART = rf"(?:[\w.@+*-]|{_BRACKETED_PART})"
 # A placeholder in a literal reads as "*", whatever it is called: "<lang>" or "{lng}" joined
 # to a path or a name ("locales/<lang>/", "stg_<source>", "<name>.ts"; an HTML tag or a
 # type's parameter, "<title>", "Vec<u8>", is no placeholder), and "xxx".
 _PLACEHOLDER = re.compile(
-    r"(?<=[/._-])(?:<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\})|(?:<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\})(?=[/._-])"
-    r"|(?<![A-Za-z0-9])[xX]{3,}(?![A-Za-z0-9])"
+    rf"(?<=[/._-])(?:{_NAMED_SLOT})|(?:{_NAMED_SLOT})(?=[/._-])|(?<![A-Za-z0-9])[xX]{{3,}}(?![A-Za-z0-9])"
 )
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
-_BRACKETED = re.compile(r"<[^<>\s/]{1,40}>|\{[^{}\s/]{1,40}\}|\[[^\[\]\s/]{1,40}\]")
+_BRACKETED = re.compile(_BRACKETED_PART)
 
 # Each pattern may only start where a run of its characters starts (the look-behinds), so
 # no run is scanned more than a constant number of times: linear time on any input.
@@ -212,17 +213,19 @@ def _is_path(span: str) -> bool:
 
 
 def _normalise(span: str) -> str:
-    value = span.strip()
-    if "<" in value or "{" in value or "xxx" in value.lower():
-        value = _PLACEHOLDER.sub("*", value)
+    value = _placeholders_as("*", span.strip())
     value = _strip_closing(value.lstrip(_OPENING_PUNCTUATION)).lower()
     return "" if value in _ABBREVIATIONS else value
 
 
 def without_placeholders(text: str) -> str:
     """`text` with its placeholders ("<lang>", "{lng}", "xxx") blanked: they name no tool."""
-    if "<" in text or "{" in text or "xxx" in text.lower():
-        return _PLACEHOLDER.sub(" ", text)
+    return _placeholders_as(" ", text)
+
+
+def _placeholders_as(replacement: str, text: str) -> str:
+    if "<" in text or "{" in text or "xxx" in text.lower():  # (a quick look: most texts have none)
+        return _PLACEHOLDER.sub(replacement, text)
     return text
 
 

@@ -33,8 +33,7 @@ def _amounts_compared(a: Reading, b: Reading) -> bool:
     """One text holds a number with its unit on it and the other may hold that amount written
     otherwise: both hold a length of time, or the unit is thousands ("30s" / "45 seconds",
     "10k" / "20000"). A size beside a bare number is not compared ("128MB" / "Spark 2")."""
-    units = a.units or b.units
-    if not units:
+    if not (a.units or b.units):
         return False
     return bool(a.durations and b.durations) or any(u.endswith("k") for u in a.units | b.units)
 
@@ -64,10 +63,10 @@ def _holds_unwritten(
     values: frozenset[str], others: frozenset[str], other: Reading, own: Reading | None = None
 ) -> bool:
     """Whether one of `values` (of the text `own`, when known) is neither among the other text's
-    `others` nor written in it (`echoed`, `_written_otherwise`). (A loop, not `any()` over a
-    generator: this runs for most candidate pairs.)"""
+    `others` nor `held` by it. (A loop, not `any()` over a generator: this runs for most
+    candidate pairs.)"""
     for value in values:
-        if value not in others and not echoed(value, other) and not _written_otherwise(value, others, own, other):
+        if value not in others and not held(value, own, other, others):
             return True
     return False
 
@@ -295,6 +294,8 @@ def one_holds_all(a: Reading, b: Reading) -> bool:
     )
 
 
-def held(value: str, own: Reading, other: Reading, others: frozenset[str]) -> bool:
-    """The other text holds `value` too: written, filling its placeholder, or as the same length of time."""
+def held(value: str, own: Reading | None, other: Reading, others: frozenset[str]) -> bool:
+    """The other text (its literals of the kind: `others`) holds `value` of the text `own` too:
+    written (`echoed`), or written another way (`_written_otherwise`: a length of time only when
+    `own` is known)."""
     return echoed(value, other) or _written_otherwise(value, others, own, other)
