@@ -53,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-COMMANDS = ("mem0-mcp-server", "mem0-dream", "mem0-health", "mem0-forget", "mem0-memories")
+COMMANDS = ("mem0-mcp-server", "mem0-dream", "mem0-health", "mem0-forget", "mem0-memories", "mem0-hook")
 MIN_PYTHON = (3, 10)
 STAMP_NAME = "mem0-plugin-stamp.json"
 POINTER_NAME = "current.json"

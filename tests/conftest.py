@@ -40,6 +40,7 @@ ENTRY_POINTS = {
     "mem0-forget": "mem0_plugin.cli.forget_cli:main",
     "mem0-memories": "mem0_plugin.cli.memories_cli:main",
     "mem0-server": "mem0_plugin.cli.server_cli:main",
+    "mem0-hook": "mem0_plugin.cli.hook_cli:main",
 }
 # Only a separate process survives these: MEM0_DREAM_CRASH_AFTER ends the process with os._exit.
 NEEDS_A_PROCESS = ("MEM0_DREAM_CRASH_AFTER",)

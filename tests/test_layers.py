@@ -4,6 +4,7 @@
     core   errors, text, gloss, records, filters, features, stored_features, store_url, identity, ids, wording ...
     store  store/* — core only
     dream  dream/* — never the CLI or the server
+    hooks  hooks/* — the memory loop: never the CLI or the servers
     edges  cli/*, server, web/* — nothing imports them (but web, the HTTP server, serves server's tools)
 """
 
@@ -112,6 +113,11 @@ def test_the_store_imports_only_core_modules():
 
 def test_dream_never_imports_the_cli_or_the_server():
     wrong = [(source, target) for source, target in edges() if _layer(source) == "dream" and _layer(target) in EDGES]
+    assert wrong == []
+
+
+def test_the_hooks_never_import_the_cli_or_the_servers():
+    wrong = [(source, target) for source, target in edges() if _layer(source) == "hooks" and _layer(target) in EDGES]
     assert wrong == []
 
 

@@ -15,8 +15,18 @@ from conftest import command_path, mcp_session
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-TOOLS = {"add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory"}
-READS = {"search_memories", "get_memories", "get_memory"}
+TOOLS = {
+    "add_memory",
+    "search_memories",
+    "get_memories",
+    "get_memory",
+    "update_memory",
+    "delete_memory",
+    "delete_all_memories",
+    "get_event_status",
+    "list_entities",
+}
+READS = {"search_memories", "get_memories", "get_memory", "get_event_status", "list_entities"}
 RECORD_KEYS = {
     "id",
     "memory",
@@ -59,7 +69,7 @@ def run(fn, *args):
     return anyio.run(fn, *args)
 
 
-def test_lists_the_six_tools_with_annotations():
+def test_lists_the_tools_with_annotations():
     async def main():
         params = StdioServerParameters(command=command_path("mem0-mcp-server"), env=dict(os.environ))
         async with stdio_client(params) as (read, write):
@@ -73,11 +83,25 @@ def test_lists_the_six_tools_with_annotations():
     for name, tool in tools.items():
         assert tool.description, name
         assert tool.annotations.read_only_hint is (name in READS), name
-        assert bool(tool.annotations.destructive_hint) is (name == "delete_memory"), name
+        assert bool(tool.annotations.destructive_hint) is (name in ("delete_memory", "delete_all_memories")), name
     props = {name: set(t.input_schema["properties"]) for name, t in tools.items()}
     assert props["add_memory"] == {"text", "user_id", "app_id", "agent_id", "run_id", "metadata", "infer", "immutable"}
-    assert props["search_memories"] == {"query", "filters", "top_k", "threshold", "latest_only", "include_merged"}
-    assert props["get_memories"] == {"filters", "page", "page_size", "latest_only", "include_merged"}
+    scope = {"user_id", "app_id", "agent_id", "run_id"}  # the top-level scope mem0's clients send
+    assert props["search_memories"] == {
+        "query",
+        "filters",
+        "top_k",
+        "threshold",
+        "latest_only",
+        "include_merged",
+        "rerank",
+        "keyword_search",
+        *scope,
+    }
+    assert props["get_memories"] == {"filters", "page", "page_size", "latest_only", "include_merged", *scope}
+    assert props["delete_all_memories"] == scope
+    assert props["get_event_status"] == {"event_id"}
+    assert props["list_entities"] == {"page", "page_size"}
     assert props["get_memory"] == {"memory_id"}  # `id` is accepted too, but not advertised
     assert props["update_memory"] == {"memory_id", "text", "metadata"}
     assert props["delete_memory"] == {"memory_id"}

@@ -19,6 +19,9 @@ REQUIRED = {
     "get_memory": ["memory_id"],
     "update_memory": ["memory_id"],
     "delete_memory": ["memory_id"],
+    "delete_all_memories": [],
+    "get_event_status": ["event_id"],
+    "list_entities": [],
 }
 
 

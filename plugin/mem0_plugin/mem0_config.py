@@ -94,6 +94,44 @@ def parse_categories(content: str) -> list[str]:
     return names
 
 
+def parse_instructions(content: str) -> str:
+    """The text of the `## Instructions` section (the project's memory policy, in prose), its
+    lines trimmed and comments kept as written; "" when there is none. The section is prose, so
+    `#` does not start a comment there."""
+    section = _section(content, "Instructions") if isinstance(content, str) else None
+    lines = [line.strip() for line in (section or "").splitlines()]
+    return "\n".join(line for line in lines if line).strip()
+
+
+def load_instructions(cwd: str | None = None) -> str:
+    """The `## Instructions` of the project at cwd; "" without mem0.md, its section, or on any problem."""
+    try:
+        path = find_mem0_config(cwd)
+        return parse_instructions(read_config_text(path)) if path else ""
+    except (OSError, ValueError):
+        return ""
+
+
+def replace_section(content: str, name: str, body: str) -> str:
+    """`content` with its `## <name>` section's body replaced by `body` (the section appended
+    at the end when there is none; removed when `body` is empty). Every other line is kept as
+    it was."""
+    section = re.compile(_SECTION.format(name=re.escape(name)), re.I | re.M | re.S)
+    block = f"## {name}\n{body.strip()}\n\n" if body.strip() else ""
+    match = section.search(content)
+    if match is None:
+        if not block:
+            return content
+        lead = content.rstrip("\n")
+        return f"{lead}\n\n{block}".lstrip("\n").rstrip("\n") + "\n"
+    return (content[: match.start()] + block + content[match.end() :].lstrip("\n")).rstrip("\n") + "\n"
+
+
+def retention_body(policies: dict[str, int | None]) -> str:
+    """The lines of a `## Retention` section for `policies` (`<type>: <N>d`, `<type>: forever`)."""
+    return "\n".join(f"{name}: {'forever' if days is None else f'{days}d'}" for name, days in policies.items())
+
+
 def read_config_text(path: str) -> str:
     """The first MAX_CONFIG_BYTES of the file as text; undecodable bytes replaced."""
     with open(path, "rb") as handle:

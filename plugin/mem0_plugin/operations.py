@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -13,13 +13,23 @@ from . import write_path
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
-from .records import ACTIVE, Memory, memory_of_record, new_memory_id, optional_str, validate_metadata, validate_text
+from .records import (
+    ACTIVE,
+    SUPERSEDED,
+    Memory,
+    memory_of_record,
+    new_memory_id,
+    optional_str,
+    validate_metadata,
+    validate_text,
+)
 from .store import ReadMode, SqliteStore
 from .timeutil import format_timestamp, utc_now
 
 if TYPE_CHECKING:
     from .dream.asking import JudgeSource
     from .semantic import Semantic
+    from .store.sqlite_store import Writer
 
 MAX_PAGE = 10**9
 MAX_PAGE_SIZE = 1000
@@ -107,6 +117,34 @@ def only_project(filters: Mapping[str, Any], user_id: str) -> str | None:
     return project if isinstance(project, str) else None
 
 
+def scope_filters(filters: object, **scope: object) -> object:
+    """`filters` with the top-level scope arguments mem0 clients send (`user_id`, `app_id`,
+    `agent_id`, `run_id`) added as conditions; `filters` itself when none is given."""
+    conditions: list[object] = [{key: value} for key, value in scope.items() if value not in (None, "")]
+    if not conditions:
+        return filters
+    parsed = parse_filters(filters)
+    return {"AND": conditions if parsed is None else [*conditions, parsed]}
+
+
+def event_status(caller: Caller, event_id: object) -> dict[str, Any]:
+    """What mem0's `get_event_status` answers for the `event_id` of our `add_memory`: the id of
+    the memory it wrote, which was written before the answer (writes are synchronous)."""
+    key = _memory_id(event_id)
+    memory_id = caller.store.resolve_id(caller.user_id, key, deleted=True)
+    entries = caller.store.history(caller.user_id, memory_id)
+    if not entries:
+        raise NotFoundError(f"event {key} not found")
+    first = entries[0]
+    record = first.after or first.before or {}
+    return {
+        "event_id": memory_id,
+        "status": "SUCCEEDED",
+        "results": [{"id": memory_id, "memory": record.get("memory"), "event": first.event}],
+        "message": "writes are synchronous here: this one finished before add_memory answered",
+    }
+
+
 def with_state(memory: Memory) -> dict[str, Any]:
     return memory.to_dict()
 
@@ -125,19 +163,7 @@ def add_memory(
     now: datetime | None = None,
 ) -> dict[str, Any]:
     check_user(caller, user_id)
-    stamp = format_timestamp(now or utc_now())
-    memory = Memory(
-        id=new_memory_id(),
-        memory=validate_text(text),
-        user_id=caller.user_id,
-        app_id=optional_str(app_id, "app_id") or caller.identity.project_id,
-        agent_id=optional_str(agent_id, "agent_id"),
-        run_id=optional_str(run_id, "run_id"),
-        metadata=validate_metadata(metadata),
-        created_at=stamp,
-        updated_at=stamp,
-        immutable=bool(immutable),
-    )
+    memory = _new_memory(caller, text, app_id, agent_id, run_id, metadata, immutable, now)
     comparison = (
         write_path.compare(caller.store, caller.semantic, memory, background=caller.background, judge=caller.judge)
         if infer
@@ -163,6 +189,84 @@ def add_memory(
         "status": "SUCCEEDED",
         "results": [{"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events],
     }
+
+
+def _new_memory(
+    caller: Caller,
+    text: object,
+    app_id: object = None,
+    agent_id: object = None,
+    run_id: object = None,
+    metadata: object = None,
+    immutable: bool = False,
+    now: datetime | None = None,
+) -> Memory:
+    stamp = format_timestamp(now or utc_now())
+    return Memory(
+        id=new_memory_id(),
+        memory=validate_text(text),
+        user_id=caller.user_id,
+        app_id=optional_str(app_id, "app_id") or caller.identity.project_id,
+        agent_id=optional_str(agent_id, "agent_id"),
+        run_id=optional_str(run_id, "run_id"),
+        metadata=validate_metadata(metadata),
+        created_at=stamp,
+        updated_at=stamp,
+        immutable=bool(immutable),
+    )
+
+
+def add_superseding(
+    caller: Caller,
+    text: object,
+    metadata: object,
+    superseded: Callable[[Writer], Sequence[Memory]],
+    *,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    """Add a memory (no write path: its text is compared with nothing) and, in the same
+    transaction, supersede the active memories `superseded(writer)` names: a capture replacing
+    its branch's previous state, a re-imported file's changed section (docs/hooks.md). The
+    memories that pointed at a superseded one point at the new one. Text identical to an active
+    memory of the same scope is a `NOOP` that supersedes nothing. The answer is add_memory's."""
+    memory = _new_memory(caller, text, metadata=metadata, now=now)
+
+    def add(writer: Writer) -> tuple[Memory | None, Memory, list[dict[str, Any]]]:
+        existing = writer.find_identical(memory)
+        if existing is not None:
+            return existing, memory, []
+        stored = writer.insert(memory, actor=caller.actor)
+        retirements = [
+            write_path.Retirement(old, SUPERSEDED, None) for old in superseded(writer) if old.id != stored.id
+        ]
+        return (
+            None,
+            stored,
+            write_path.retire(writer, stored, write_path.Comparison(retirements, None, None), caller.actor),
+        )
+
+    existing, memory, events = caller.store.transact(add)
+    if existing is None:
+        _embed_later(caller, [memory.id])
+    result = existing or memory
+    return {
+        "status": "SUCCEEDED",
+        "results": [{"id": result.id, "memory": result.memory, "event": "NOOP" if existing else "ADD"}, *events],
+    }
+
+
+def supersede(caller: Caller, replacement_id: str, old: Sequence[Memory]) -> list[dict[str, Any]]:
+    """Mark each of `old` still as it was read `superseded` by the memory `replacement_id`, in
+    one transaction (moving the pointers of memories that pointed at them); the events."""
+
+    def run(writer: Writer) -> list[dict[str, Any]]:
+        new = writer.get(caller.user_id, replacement_id)
+        if new is None:
+            return []
+        retirements = [write_path.Retirement(memory, SUPERSEDED, None) for memory in old if memory.id != new.id]
+        return write_path.retire(writer, new, write_path.Comparison(retirements, None, None), caller.actor)
+
+    return caller.store.transact(run)
 
 
 def get_memories(

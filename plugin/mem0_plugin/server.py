@@ -73,6 +73,15 @@ Infer = Annotated[
     ),
 ]
 
+Rerank = Annotated[
+    bool, Field(description="Accepted for mem0 clients; results are always ranked by the fused score (docs/search.md).")
+]
+KeywordSearch = Annotated[bool, Field(description="Accepted for mem0 clients; word matches always take part.")]
+ScopeUser = Annotated[str | None, Field(description="Must be the server's user if given.")]
+ScopeApp = Annotated[str | None, Field(description='Project (app_id) to confine to; "*" for every project.')]
+ScopeAgent = Annotated[str | None, Field(description="Agent scope.")]
+ScopeRun = Annotated[str | None, Field(description="Run/session scope.")]
+
 _REQUEST: contextvars.ContextVar[Any] = contextvars.ContextVar("mem0_http_request", default=None)
 
 
@@ -236,7 +245,7 @@ def build_server(resources: Resources) -> MCPServer:
         infer: Infer = True,
         immutable: Annotated[bool, Field(description="Never changed by update or consolidation.")] = False,
     ) -> dict[str, Any]:
-        return operations.add_memory(
+        answer = operations.add_memory(
             resources.caller(),
             text,
             user_id=user_id,
@@ -247,6 +256,9 @@ def build_server(resources: Resources) -> MCPServer:
             infer=infer,
             immutable=immutable,
         )
+        # mem0's platform writes are asynchronous and answer an event id to poll; ours are done
+        # when answered, and get_event_status says so for this id (docs/mcp-tools.md).
+        return {**answer, "event_id": answer["results"][0]["id"]}
 
     @_tool_errors
     def search_memories(
@@ -256,9 +268,16 @@ def build_server(resources: Resources) -> MCPServer:
         threshold: Threshold = None,
         latest_only: LatestOnly = False,
         include_merged: IncludeMerged = False,
+        rerank: Rerank = False,
+        keyword_search: KeywordSearch = False,
+        user_id: ScopeUser = None,
+        app_id: ScopeApp = None,
+        agent_id: ScopeAgent = None,
+        run_id: ScopeRun = None,
     ) -> dict[str, Any]:
+        scoped = operations.scope_filters(filters, user_id=user_id, app_id=app_id, agent_id=agent_id, run_id=run_id)
         return operations.search_memories(
-            resources.caller(), query, filters, top_k, threshold, latest_only, include_merged
+            resources.caller(), query, scoped, top_k, threshold, latest_only, include_merged
         )
 
     @_tool_errors
@@ -268,8 +287,13 @@ def build_server(resources: Resources) -> MCPServer:
         page_size: PageSize = 100,
         latest_only: LatestOnly = False,
         include_merged: IncludeMerged = False,
+        user_id: ScopeUser = None,
+        app_id: ScopeApp = None,
+        agent_id: ScopeAgent = None,
+        run_id: ScopeRun = None,
     ) -> dict[str, Any]:
-        return operations.get_memories(resources.caller(), filters, page, page_size, latest_only, include_merged)
+        scoped = operations.scope_filters(filters, user_id=user_id, app_id=app_id, agent_id=agent_id, run_id=run_id)
+        return operations.get_memories(resources.caller(), scoped, page, page_size, latest_only, include_merged)
 
     @_tool_errors
     def get_memory(memory_id: MemoryId) -> dict[str, Any]:
@@ -286,6 +310,42 @@ def build_server(resources: Resources) -> MCPServer:
     @_tool_errors
     def delete_memory(memory_id: MemoryId) -> dict[str, Any]:
         return operations.delete_memory(resources.caller(), memory_id)
+
+    @_tool_errors
+    def delete_all_memories(
+        user_id: ScopeUser = None, app_id: ScopeApp = None, agent_id: ScopeAgent = None, run_id: ScopeRun = None
+    ) -> dict[str, Any]:
+        caller = resources.caller()
+        operations.check_user(caller, user_id)
+        project = caller.identity.project_id if app_id is None else app_id
+        scope = {"app_id": project, "agent_id": agent_id, "run_id": run_id}
+        conditions = [{key: value} for key, value in scope.items() if value not in (None, "", "*")]
+        deleted = operations.delete_memories(caller, {"AND": conditions} if conditions else None)
+        return {
+            "message": "Memories deleted successfully!",
+            "count": deleted,
+            "restore": "each one comes back with `mem0-memories restore <id>` (ids: `mem0-memories history`)",
+        }
+
+    @_tool_errors
+    def get_event_status(event_id: Annotated[str, Field(description="The event_id add_memory answered.")]) -> dict:
+        return operations.event_status(resources.caller(), event_id)
+
+    @_tool_errors
+    def list_entities(page: Page = 1, page_size: PageSize = 100) -> dict[str, Any]:
+        found = operations.entities(resources.caller())
+        start = (page - 1) * page_size
+        shown = found[start : start + page_size]
+        totals = {
+            f"total_{kind}s": sum(1 for e in found if e["type"] == kind) for kind in ("user", "agent", "app", "run")
+        }
+        return {
+            "count": len(found),
+            "next": page + 1 if start + page_size < len(found) else None,
+            "previous": page - 1 if page > 1 else None,
+            "results": [{"id": f"{e['type']}:{e['name']}", **e} for e in shown],
+            **totals,
+        }
 
     tools = [
         Tool.from_function(
@@ -309,6 +369,25 @@ def build_server(resources: Resources) -> MCPServer:
             update_memory,
             description=("Change a memory's text and/or metadata (metadata keys merge; null removes a key)."),
             annotations=writing(destructive=False, idempotent=True),
+        ),
+        Tool.from_function(
+            delete_all_memories,
+            description=(
+                "Delete every memory of the current project (app_id names another; agent_id and run_id narrow). "
+                "Each is recoverable with `mem0-memories restore ID`. Only when the user asks for it."
+            ),
+            annotations=writing(destructive=True, idempotent=False),
+        ),
+        Tool.from_function(
+            get_event_status,
+            annotations=read_only,
+            description="The status of a write by the event_id add_memory answered: writes here are synchronous, "
+            "so it is SUCCEEDED with the memory written.",
+        ),
+        Tool.from_function(
+            list_entities,
+            annotations=read_only,
+            description="The user, and each agent, app (project) and run that has memories, with their counts.",
         ),
         # As in mem0, deleting a memory that is gone is an error ("not found: it was deleted"): not idempotent.
         Tool.from_function(

@@ -1,4 +1,5 @@
-"""`mem0-memories`: add, list, get, search, delete, import, export, history, restore, embed.
+"""`mem0-memories`: add, list, get, search, delete, import, export, copy, history, restore, pin,
+unpin, stats, policy, embed.
 
 What it prints for people (`list`, `get`, `search`, `history`, `add --json`, with or without
 `--json`) shows credentials masked (`secrets.mask`), as `mem0-health` and `mem0-forget` do;
@@ -77,7 +78,7 @@ def cmd_add(args) -> int:
     metadata = _json_arg(args.metadata, "--metadata") or {}
     if args.type:
         metadata = {**metadata, "type": args.type}
-    with _caller(args) as caller:
+    with _caller(args, semantic=args.infer) as caller:
         answer = operations.add_memory(
             caller,
             args.text,
@@ -85,16 +86,19 @@ def cmd_add(args) -> int:
             agent_id=args.agent_id,
             run_id=args.run_id,
             metadata=metadata,
-            infer=False,
+            infer=args.infer,
             immutable=args.immutable,
         )
     result = answer["results"][0]
     if args.json:
         _print_json(_shown_results(answer, args.show_secrets))
-    elif result["event"] == "NOOP":
+        return 0
+    if result["event"] == "NOOP":
         print(f"NOOP {result['id']} (an identical memory exists)")
     else:
         print(f"ADD {result['id']}")
+    for retired in answer["results"][1:]:  # --infer: what the write path retired into it
+        print(f"{retired['event']} {retired['id']} {printable(mask(retired['memory']))[:100]}")
     return 0
 
 
@@ -244,6 +248,78 @@ def cmd_restore(args) -> int:
     return 0
 
 
+def cmd_pin(args) -> int:
+    """`pin` / `unpin`: set or remove `metadata.pinned` (dream leaves a pinned memory alone)."""
+    with _caller(args) as caller:
+        record = operations.update_memory(caller, args.id, metadata={"pinned": True if args.pin else None})
+    word = "Pinned" if args.pin else "Unpinned"
+    print(f'{word} [mem0:{record["id"][:8]}] "{printable(mask(record["memory"]))[:80]}"')
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from .. import stats
+    from ..timeutil import utc_now
+
+    now = utc_now()
+    with _caller(args, semantic=not args.no_dream) as caller:
+        found = list(caller.store.iter_scope(caller.user_id, caller.identity.project_id))
+        counts = None
+        if not args.no_dream:
+            from ..dream.pipeline import make_plan
+
+            plan = make_plan(caller.store, caller.identity, now, semantic=caller.semantic)
+            counts = {kind: len(getattr(plan, kind)) for kind in ("merges", "supersedes", "conflicts", "prunes")}
+    print(stats.render(stats.memory_stats(found, now), caller.identity.project_id, counts))
+    return 0
+
+
+def cmd_policy(args) -> int:
+    """Show the project's memory policy (mem0.md's Instructions and Retention), or change it."""
+    from .. import mem0_config
+
+    identity = identity_from(args)
+    path_text = mem0_config.find_mem0_config(str(identity.cwd))
+    path = Path(path_text) if path_text else identity.cwd / mem0_config.CONFIG_NAME
+    content = mem0_config.read_config_text(str(path)) if path.is_file() else ""
+    changed = content
+    if args.instructions is not None:
+        changed = mem0_config.replace_section(changed, "Instructions", args.instructions)
+    if args.retention or args.forget_retention:
+        policies = mem0_config.parse_retention(changed)
+        for item in args.retention:
+            policies.update(_retention_item(item))
+        for name in args.forget_retention:
+            policies.pop(name, None)
+        changed = mem0_config.replace_section(changed, "Retention", mem0_config.retention_body(policies))
+    if changed != content:
+        try:
+            path.write_text(changed, encoding="utf-8")
+        except OSError as exc:
+            raise InvalidInputError(f"cannot write {path}: {exc.strerror}") from None
+        print(f"Updated {path}; commit it to share the policy with your team.")
+    instructions = mem0_config.parse_instructions(changed)
+    retention = mem0_config.parse_retention(changed)
+    print(f"Memory policy of project {identity.project_id} ({path if path.is_file() else 'no mem0.md yet'}):")
+    print(f"  Instructions: {printable(instructions) if instructions else '(none)'}")
+    if retention:
+        shown = ", ".join(f"{k} {'forever' if v is None else f'{v}d'}" for k, v in retention.items())
+        print(f"  Retention:    {shown}")
+    else:
+        print("  Retention:    (none: dream prunes session_state and compact_summary after 90 days)")
+    return 0
+
+
+def _retention_item(text: str) -> dict[str, int | None]:
+    from ..mem0_config import parse_retention
+
+    name, _, value = text.partition("=")
+    parsed = parse_retention(f"## Retention\n{name.strip()}: {value.strip()}\n")
+    if not parsed:
+        raise InvalidInputError(f"--retention {text!r}: write TYPE=<days>d or TYPE=forever (e.g. session_state=30d)")
+    return parsed
+
+
 def cmd_embed(args) -> int:
     with _caller(args, semantic=True) as caller:
         return _embed(args, caller)
@@ -321,13 +397,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    p = command("add", cmd_add, "store a memory (as given, no inference)")
+    p = command("add", cmd_add, "store a memory as given (--infer: merge or supersede what it replaces)")
     p.add_argument("text")
     p.add_argument("--type", help="metadata.type")
     p.add_argument("--metadata", help="metadata as a JSON object")
     p.add_argument("--agent-id")
     p.add_argument("--run-id")
     p.add_argument("--immutable", action="store_true")
+    p.add_argument(
+        "--infer",
+        action="store_true",
+        help="run the write path: an older memory it certainly repeats or replaces is merged or superseded",
+    )
     p.add_argument("--json", action="store_true")
     _secrets_flag(p)
     p = command("list", cmd_list, "list memories page by page")
@@ -384,6 +465,20 @@ def build_parser() -> argparse.ArgumentParser:
     _secrets_flag(p)
     p = command("restore", cmd_restore, "bring back a deleted, merged or superseded memory")
     p.add_argument("id", help=ID_HELP)
+    p = command("pin", cmd_pin, "pin a memory: dream never merges, supersedes or prunes it")
+    p.add_argument("id", help=ID_HELP)
+    p.set_defaults(pin=True)
+    p = command("unpin", cmd_pin, "unpin a memory")
+    p.add_argument("id", help=ID_HELP)
+    p.set_defaults(pin=False)
+    p = command("stats", cmd_stats, "memories per type, state and age, and what dream would propose")
+    p.add_argument("--no-dream", action="store_true", help="do not compute what dream would propose")
+    p = command("policy", cmd_policy, "show or change the project's memory policy in mem0.md")
+    p.add_argument("--instructions", metavar="TEXT", help="set the ## Instructions section ('' removes it)")
+    p.add_argument(
+        "--retention", action="append", default=[], metavar="TYPE=DAYS", help="keep TYPE for DAYS (30d) or forever"
+    )
+    p.add_argument("--forget-retention", action="append", default=[], metavar="TYPE", help="drop TYPE's rule")
     p = command("embed", cmd_embed, "compute the vectors of memories that lack one (semantic search and dream)")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     return parser
