@@ -180,8 +180,8 @@ class PostgresServer:
 
         with psycopg.connect(self.shared, autocommit=True) as conn:
             conn.execute(
-                "TRUNCATE memories, memory_counts, memory_terms, history, dream_steps, dream_runs, vectors, "
-                "vector_counts RESTART IDENTITY"
+                "TRUNCATE memories, memory_counts, memory_terms, term_counts, scope_sizes, history, dream_steps, "
+                "dream_runs, vectors, vector_counts RESTART IDENTITY"
             )
         return self.shared
 

@@ -267,6 +267,10 @@ def test_a_store_of_the_previous_schema_upgrades_with_its_runs_listed_and_undoab
         for trigger in ("insert", "delete", "update"):  # and the vector counts (migration 8)
             conn.execute(f"DROP TRIGGER vector_counts_{trigger}")
         conn.execute("DROP TABLE vector_counts")
+        for trigger in ("insert", "delete", "update"):  # and BM25's statistics (migration 10)
+            conn.execute(f"DROP TRIGGER bm25_{trigger}")
+        conn.execute("DROP TABLE term_counts")
+        conn.execute("DROP TABLE scope_sizes")
         conn.execute("ALTER TABLE history DROP COLUMN dream_run_id")
         for column in ("mode", "merged", "superseded", "pruned", "resolved", "not_applied", "undone_at"):
             conn.execute(f"ALTER TABLE dream_runs DROP COLUMN {column}")

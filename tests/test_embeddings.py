@@ -199,9 +199,7 @@ def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
 def test_a_memory_only_the_vector_side_found_is_scored_by_its_stored_terms(backend, semantic_home):
     """The lexical side keeps its best `top_k`; a memory beyond them that the vector side brings
     is scored from its stored terms exactly as the lexical side would score it."""
-    from mem0_plugin.gloss import search_terms
-    from mem0_plugin.store.ranking import LEXICAL_WEIGHT
-    from mem0_plugin.text import overlap_score
+    from mem0_plugin.store.ranking import Candidate
 
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
@@ -219,13 +217,13 @@ def test_a_memory_only_the_vector_side_found_is_scored_by_its_stored_terms(backe
     assert texts[2] in {r["memory"] for r in found}  # brought by the vector side
     vectors = dict(zip(texts, semantic.embed(list(texts))))
     question = semantic.embed([query])[0]
+    alone = memories.store.lexical_search(memories.user_id, query, top_k=10, app_id=memories.identity.project_id)
+    lexical_of = {m.memory: score for m, score in alone}  # the lexical side's own score of each
     for result in found:
         text = result["memory"]
-        lexical_score = overlap_score(search_terms(query), search_terms(text))
-        cosine = max(float(vectors[text] @ question), 0.0)
-        assert result["score"] == pytest.approx(
-            LEXICAL_WEIGHT * lexical_score + (1 - LEXICAL_WEIGHT) * cosine, abs=1e-4
-        )
+        cosine = float(vectors[text] @ question)
+        expected = Candidate(None, lexical_of[text], cosine).score  # type: ignore[arg-type]
+        assert result["score"] == pytest.approx(expected, abs=1e-4)
 
 
 def test_a_superseded_memory_ranks_below_its_replacement(backend, semantic_home):

@@ -10,7 +10,7 @@ import sqlite3
 from importlib import resources
 
 import pytest
-from mem0_plugin import gloss, operations
+from mem0_plugin import gloss, operations, stems
 from mem0_plugin.identity import Identity
 from mem0_plugin.store import SqliteStore, open_store
 from mem0_plugin.store.migrations import MIGRATIONS
@@ -59,8 +59,8 @@ def test_a_query_is_rendered_in_english_for_the_model():
 
 def test_the_search_terms_of_a_text_add_its_glosses_to_its_own_words():
     terms = gloss.search_terms("Локальный Postgres слушает порт 5433")
-    assert {"postgre", "5433", "port", "local", "listen"} <= terms
-    assert {"порт", "слушает"} <= terms  # the words as written stay: Russian questions match them
+    assert {"postgr", "5433", "port", "local", "listen"} <= terms  # stems: docs/search.md
+    assert {"порт", "слуша"} <= terms  # the Russian words by their stems: Russian questions match them
 
 
 def test_the_packaged_glossary_is_well_formed():
@@ -71,7 +71,7 @@ def test_the_packaged_glossary_is_well_formed():
         for term, english in raw[language].items():
             assert re.fullmatch(r"[a-z0-9][a-z0-9 -]*", english), (term, english)
             if language == "ru":
-                assert term == term.lower() and "ё" not in term and gloss.russian_stems(term), term
+                assert term == term.lower() and "ё" not in term and stems.russian_stems(term), term
                 assert len(term.split()) <= 2, term
             else:
                 assert len(term) >= 2 and has_unspaced(term), term
@@ -137,7 +137,7 @@ def test_an_older_store_indexes_its_memories_glosses_when_opened(tmp_path):
     terms = dict(sqlite3.connect(path).execute("SELECT memory, terms FROM memories").fetchall())
     assert {"port", "listen", "local"} <= set(terms["Локальный Redis слушает порт 6380."].split())
     english = "Redis caches session tokens."
-    assert terms[english] == " ".join(sorted(significant_words(english)))  # not rewritten
+    assert terms[english] == " ".join(sorted(gloss.search_terms(english)))  # by stems since migration 10
 
 
 def test_a_glossed_query_is_embedded_closer_to_its_english_answer(tmp_path, monkeypatch):
@@ -160,9 +160,9 @@ def test_russian_words_are_stemmed_alike_on_many_threads_at_once():
     from concurrent.futures import ThreadPoolExecutor
 
     text = "Локальные базы данных слушают нестандартные порты; миграции запускаются перед деплоем " * 20
-    alone = gloss.russian_stems(text)
+    alone = stems.russian_stems(text)
     with ThreadPoolExecutor(max_workers=8) as pool:
-        results = list(pool.map(gloss.russian_stems, [text] * 64))
+        results = list(pool.map(stems.russian_stems, [text] * 64))
     assert all(result == alone for result in results)
 
 

@@ -23,6 +23,7 @@ CORE = frozenset(
         "timeutil",
         "text",
         "gloss",
+        "stems",
         "sanitize",
         "secrets",
         "records",

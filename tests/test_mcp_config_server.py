@@ -1,4 +1,4 @@
-"""The command that mcp_config.json registers starts a server that lists the six tools.
+"""The command that mcp_config.json registers starts a server that lists the tools.
 
 The launcher is told to use the installed console script (MEM0_PLUGIN_USE_PATH=1) so the
 test does not build a second virtual environment; test_plugin_files covers that install.
@@ -17,7 +17,17 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {"add_memory", "search_memories", "get_memories", "get_memory", "update_memory", "delete_memory"}
+TOOLS = {
+    "add_memory",
+    "search_memories",
+    "get_memories",
+    "get_memory",
+    "update_memory",
+    "delete_memory",
+    "delete_all_memories",
+    "get_event_status",
+    "list_entities",
+}
 
 
 def expand(value: str, variables: dict[str, str]) -> str:
@@ -33,7 +43,7 @@ def expand(value: str, variables: dict[str, str]) -> str:
         ("mcp_config.cursor.json", {"CURSOR_PLUGIN_ROOT": str(ROOT), "workspaceFolder": str(ROOT)}),
     ],
 )
-def test_registered_command_serves_the_six_tools(config, variables, mem0_home):
+def test_registered_command_serves_the_tools(config, variables, mem0_home):
     server = json.loads((ROOT / config).read_text())["mcpServers"]["mem0"]
     env = {
         **os.environ,

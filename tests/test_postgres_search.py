@@ -65,11 +65,26 @@ def test_a_database_from_before_the_postings_searches_alike_and_is_migrated(post
         readonly = caller(url, tmp_path, readonly=True)  # no migration: the scan of the GIN index
         assert {q: search(readonly, q) for q in before} == before
         readonly.store.close()
-        new = caller(url, tmp_path)
-        assert {q: search(new, q) for q in before} == before
+        new = caller(url, tmp_path)  # migrated: postings, stems and BM25's statistics
+        text_of = {r["id"]: r["memory"] for r in operations.get_memories(new)["results"]}
+        migrated = {q: [(text_of[i], s) for i, s in search(new, q)] for q in before}
         new.store.close()
+        assert {q: sorted(text_of[i] for i, _ in found) for q, found in before.items()} == {
+            q: sorted(t for t, _ in found) for q, found in migrated.items()
+        }  # the same memories found, ranked by BM25 now
         kept, wanted = postings(url)
         assert kept == wanted
+        fresh_url = postgres_server.url("mem0_before_postings_fresh")
+        postgres_server._admin(
+            "DROP DATABASE IF EXISTS mem0_before_postings_fresh", "CREATE DATABASE mem0_before_postings_fresh"
+        )
+        fresh = caller(fresh_url, tmp_path)  # the same memories written to a new database
+        for text in TEXTS:
+            operations.add_memory(fresh, text, infer=False)
+        text_of = {r["id"]: r["memory"] for r in operations.get_memories(fresh)["results"]}
+        assert {q: [(text_of[i], s) for i, s in search(fresh, q)] for q in before} == migrated
+        fresh.store.close()
+        postgres_server.drop_database(fresh_url)
     finally:
         postgres_server.drop_database(url)
 
@@ -83,7 +98,10 @@ def test_a_database_from_before_the_glosses_indexes_them_when_opened(postgres_se
         ids = [operations.add_memory(old, text, infer=False)["results"][0]["id"] for text in (*TEXTS, russian)]
         with psycopg.connect(url, autocommit=True) as conn:  # as migration 2 left it: no glosses
             conn.execute("UPDATE memories SET terms = %s WHERE id = %s", ("6380 redis локальный порт слушает", ids[-1]))
-            conn.execute("DELETE FROM mem0_schema WHERE version = 3")
+            conn.execute("DELETE FROM mem0_schema WHERE version >= 3")
+            conn.execute("DROP TRIGGER bm25_change ON memories")
+            conn.execute("DROP FUNCTION mem0_bm25()")
+            conn.execute("DROP TABLE term_counts, scope_sizes")
         assert search(old, "which local port does it listen on") == []
         old.store.close()
         new = caller(url, tmp_path)  # migration 3 runs

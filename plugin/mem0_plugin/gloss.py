@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from functools import cache
 from typing import NamedTuple
 
+from .stems import russian_stems, search_stem
 from .text import has_unspaced, significant_words
 
 GLOSSARY_FILE = "data/glossary.json"
 GLOSSED_CHARS = 20_000  # a longer text is glossed by its beginning (its vector too is of its start)
-_CYRILLIC_WORD = re.compile(r"[а-яё]+")
 _HAS_CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./:@+-]*")
 
@@ -36,39 +35,6 @@ class Glossary(NamedTuple):
     russian: dict[tuple[str, ...], str]  # one or two stems -> English words
     unspaced: dict[str, str]  # a Chinese or Japanese term -> English words
     unspaced_pattern: re.Pattern[str] | None  # every unspaced term, longest first
-
-
-_THREAD = threading.local()  # a Snowball stemmer keeps the word it works on: one per thread
-
-
-def _russian_stemmer():
-    stemmer = getattr(_THREAD, "russian", None)
-    if stemmer is None:
-        try:
-            import snowballstemmer  # only a text with Cyrillic letters pays for its import
-        except ImportError:  # a broken install: Russian words are then glossed as written
-            return None
-        stemmer = _THREAD.russian = snowballstemmer.stemmer("russian")
-    return stemmer
-
-
-_STEMS: dict[str, str] = {}  # word -> its stem: words recur across memories
-_STEMS_KEPT = 200_000  # words remembered at most (~30 MB); later new words are stemmed each time
-
-
-def russian_stems(text: str) -> list[str]:
-    """The Snowball stems of the Cyrillic words of `text`, in order (ё read as е)."""
-    words = _CYRILLIC_WORD.findall(text.lower().replace("ё", "е"))
-    new = [word for word in set(words) if word not in _STEMS]
-    if not new:
-        return [_STEMS[word] for word in words]
-    stemmer = _russian_stemmer()
-    if stemmer is None:
-        return words
-    fresh = dict(zip(new, stemmer.stemWords(new)))
-    if len(_STEMS) < _STEMS_KEPT:
-        _STEMS.update(fresh)
-    return [fresh[word] if word in fresh else _STEMS[word] for word in words]
 
 
 def _russian_forms(term: str) -> list[str]:
@@ -147,9 +113,10 @@ def glosses(text: str) -> frozenset[str]:
 
 
 def search_terms(text: str) -> frozenset[str]:
-    """The words a text is searched by: its significant words and their English glosses."""
-    words = significant_words(text)
-    return words if text.isascii() else words | glosses(text)
+    """The terms a text is searched by: its significant words and their English glosses, each
+    English or Russian word by its Snowball stem (`stems.search_stem`)."""
+    words = significant_words(text) if text.isascii() else significant_words(text) | glosses(text)
+    return frozenset(map(search_stem, words))
 
 
 def english_rendering(query: str) -> str | None:

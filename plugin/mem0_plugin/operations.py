@@ -93,6 +93,28 @@ def read_scope(caller: Caller, filters: object) -> tuple[CompiledFilter, str | N
     return (TRUE, project) if project is not None else (compiled, None)
 
 
+def confined_project(caller: Caller, filters: object) -> str | None:
+    """The one project a read is confined to: the current one without filters, else the
+    `app_id` a filter requires (itself or under `AND`); None for a read across projects."""
+    parsed = parse_filters(filters)
+    if parsed is None:
+        return caller.identity.project_id
+    found: set[str] = set()
+
+    def walk(node: object) -> None:
+        if not isinstance(node, Mapping):
+            return
+        for key, value in node.items():
+            if key == "AND" and isinstance(value, list):
+                for item in value:
+                    walk(item)
+            elif key == "app_id" and isinstance(value, str) and value != WILDCARD:
+                found.add(value)
+
+    walk(parsed)
+    return found.pop() if len(found) == 1 else None
+
+
 def only_project(filters: Mapping[str, Any], user_id: str) -> str | None:
     """The project X when `filters` says only "app_id X" (and possibly "user_id `user_id`"),
     as one object or under `AND`; None for any other filter."""
@@ -311,7 +333,17 @@ def search_memories(
     mode = ReadMode.from_flags(latest_only, include_merged)
     where = scoped_filter(caller, filters)
     vector, model = _query_vector(caller, query)
-    hits = caller.store.search(caller.user_id, query, where, mode, top_k, threshold, query_vector=vector, model=model)
+    hits = caller.store.search(
+        caller.user_id,
+        query,
+        where,
+        mode,
+        top_k,
+        threshold,
+        query_vector=vector,
+        model=model,
+        app_id=confined_project(caller, filters),
+    )
     return {"results": [{**with_state(m), "score": score} for m, score in hits]}
 
 

@@ -119,7 +119,9 @@ def similar(
     else:
         hits = [
             (m, None)
-            for m, _ in store.lexical_search(memory.user_id, memory.memory, where, ReadMode.LATEST_ONLY, CANDIDATES)
+            for m, _ in store.lexical_search(
+                memory.user_id, memory.memory, where, ReadMode.LATEST_ONLY, CANDIDATES, app_id=memory.app_id
+            )
         ]
     return [(m, cosine) for m, cosine in hits if m.type == memory.type and takes_part(m)]
 

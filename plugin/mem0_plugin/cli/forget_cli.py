@@ -121,7 +121,13 @@ def forget_by_id(caller: operations.Caller, term: Terminal, memory: Memory, as_j
 
 
 def forget_by_query(caller: operations.Caller, term: Terminal, query: str, as_json: bool, purge: bool = False) -> int:
-    hits = caller.store.search(caller.user_id, query, operations.scoped_filter(caller, None), top_k=forget.MAX_MATCHES)
+    hits = caller.store.search(
+        caller.user_id,
+        query,
+        operations.scoped_filter(caller, None),
+        top_k=forget.MAX_MATCHES,
+        app_id=caller.identity.project_id,
+    )
     memories = [memory for memory, _ in hits]
     if as_json:
         _print_json(

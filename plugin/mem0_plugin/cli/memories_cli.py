@@ -1,5 +1,5 @@
 """`mem0-memories`: add, list, get, search, delete, import, export, copy, history, restore, pin,
-unpin, stats, policy, embed.
+unpin, stats, policy, reindex, embed.
 
 What it prints for people (`list`, `get`, `search`, `history`, `add --json`, with or without
 `--json`) shows credentials masked (`secrets.mask`), as `mem0-health` and `mem0-forget` do;
@@ -320,6 +320,15 @@ def _retention_item(text: str) -> dict[str, int | None]:
     return parsed
 
 
+def cmd_reindex(args) -> int:
+    """Write every memory's search terms again and count BM25's statistics again (a store whose
+    index came from an older release, or statistics in doubt)."""
+    with _caller(args) as caller:
+        changed = caller.store.transact(lambda writer: writer.reindex_search())
+    print(f"Reindexed the store: {memories(changed)} with new search terms; statistics counted again.")
+    return 0
+
+
 def cmd_embed(args) -> int:
     with _caller(args, semantic=True) as caller:
         return _embed(args, caller)
@@ -479,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--retention", action="append", default=[], metavar="TYPE=DAYS", help="keep TYPE for DAYS (30d) or forever"
     )
     p.add_argument("--forget-retention", action="append", default=[], metavar="TYPE", help="drop TYPE's rule")
+    command("reindex", cmd_reindex, "write every memory's search terms again and recount search statistics")
     p = command("embed", cmd_embed, "compute the vectors of memories that lack one (semantic search and dream)")
     p.add_argument("--all-projects", action="store_true", help="every project of the user")
     return parser

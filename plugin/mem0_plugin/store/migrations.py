@@ -40,6 +40,126 @@ def index_glosses(conn: sqlite3.Connection) -> None:
     conn.executemany("UPDATE memories SET terms = ? WHERE rowid = ?", changed)
 
 
+# A memory's search terms as a JSON array, for the triggers below: terms are words of letters
+# and digits (`gloss.search_terms`), never a quote or a backslash; anything else counts nothing.
+_TERM_ARRAY = """(CASE WHEN json_valid('["' || replace({terms}, ' ', '","') || '"]')
+    THEN '["' || replace({terms}, ' ', '","') || '"]' ELSE '[]' END)"""
+_APP_KEY = "coalesce('=' || {row}.app_id, '')"
+
+# The statistics BM25 reads (`store.bm25`), per user and project: how many memories hold each
+# term, and how many memories and terms in all; kept by triggers in the same transaction as
+# every change of a memory's terms, user or project. A count that reaches 0 is deleted: a term
+# that no memory holds any more leaves no trace (docs/forget.md, "--purge").
+STATISTICS_TABLES = """
+    CREATE TABLE term_counts (
+        user_id TEXT NOT NULL,
+        app_key TEXT NOT NULL,
+        term TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (user_id, app_key, term)
+    ) WITHOUT ROWID;
+    CREATE TABLE scope_sizes (
+        user_id TEXT NOT NULL,
+        app_key TEXT NOT NULL,
+        docs INTEGER NOT NULL,
+        terms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, app_key)
+    ) WITHOUT ROWID;
+    CREATE INDEX term_counts_user_term ON term_counts (user_id, term);
+"""
+STATISTICS_BACKFILL = f"""
+    INSERT INTO term_counts (user_id, app_key, term, n)
+        SELECT user_id, {_APP_KEY.format(row="memories")}, value, count(*)
+        FROM memories, json_each({_TERM_ARRAY.format(terms="memories.terms")}) WHERE value <> ''
+        GROUP BY 1, 2, 3;
+    INSERT INTO scope_sizes (user_id, app_key, docs, terms)
+        SELECT user_id, {_APP_KEY.format(row="memories")}, count(*),
+            sum(CASE WHEN terms = '' THEN 0 ELSE length(terms) - length(replace(terms, ' ', '')) + 1 END)
+        FROM memories GROUP BY 1, 2;
+"""
+STATISTICS_TRIGGERS = f"""
+    CREATE TRIGGER bm25_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO term_counts (user_id, app_key, term, n)
+            SELECT new.user_id, {_APP_KEY.format(row="new")}, value, 1
+            FROM json_each({_TERM_ARRAY.format(terms="new.terms")}) WHERE value <> ''
+            ON CONFLICT (user_id, app_key, term) DO UPDATE SET n = n + 1;
+        INSERT INTO scope_sizes (user_id, app_key, docs, terms)
+            VALUES (new.user_id, {_APP_KEY.format(row="new")}, 1,
+                    CASE WHEN new.terms = '' THEN 0 ELSE length(new.terms) - length(replace(new.terms, ' ', '')) + 1 END)
+            ON CONFLICT (user_id, app_key) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms;
+    END;
+    CREATE TRIGGER bm25_delete AFTER DELETE ON memories BEGIN
+        UPDATE term_counts SET n = n - 1 WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")}
+            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
+        DELETE FROM term_counts WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND n <= 0
+            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
+        UPDATE scope_sizes SET docs = docs - 1, terms = terms -
+            (CASE WHEN old.terms = '' THEN 0 ELSE length(old.terms) - length(replace(old.terms, ' ', '')) + 1 END)
+            WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")};
+        DELETE FROM scope_sizes WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND docs <= 0;
+    END;
+    CREATE TRIGGER bm25_update AFTER UPDATE OF terms, user_id, app_id ON memories
+        WHEN new.terms IS NOT old.terms OR new.user_id IS NOT old.user_id OR new.app_id IS NOT old.app_id BEGIN
+        UPDATE term_counts SET n = n - 1 WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")}
+            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
+        DELETE FROM term_counts WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND n <= 0
+            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
+        UPDATE scope_sizes SET docs = docs - 1, terms = terms -
+            (CASE WHEN old.terms = '' THEN 0 ELSE length(old.terms) - length(replace(old.terms, ' ', '')) + 1 END)
+            WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")};
+        DELETE FROM scope_sizes WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND docs <= 0;
+        INSERT INTO term_counts (user_id, app_key, term, n)
+            SELECT new.user_id, {_APP_KEY.format(row="new")}, value, 1
+            FROM json_each({_TERM_ARRAY.format(terms="new.terms")}) WHERE value <> ''
+            ON CONFLICT (user_id, app_key, term) DO UPDATE SET n = n + 1;
+        INSERT INTO scope_sizes (user_id, app_key, docs, terms)
+            VALUES (new.user_id, {_APP_KEY.format(row="new")}, 1,
+                    CASE WHEN new.terms = '' THEN 0 ELSE length(new.terms) - length(replace(new.terms, ' ', '')) + 1 END)
+            ON CONFLICT (user_id, app_key) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms;
+    END;
+"""
+
+
+def reindex_terms(conn: sqlite3.Connection) -> int:
+    """Write every memory's search terms again with the package's rules (`gloss.search_terms`)
+    and rebuild the full-text index from them; the triggers keep BM25's statistics. What
+    migration 10 does and `mem0-memories reindex` does again. Returns how many rows changed."""
+    rows = conn.execute("SELECT rowid, memory, terms FROM memories").fetchall()
+    changed = [
+        (fresh, rowid)
+        for rowid, text, terms in rows
+        if isinstance(text, str) and (fresh := terms_text(search_terms(text))) != terms
+    ]
+    conn.execute("DROP TRIGGER IF EXISTS memories_fts_update")  # one rebuild instead of one update per row
+    conn.executemany("UPDATE memories SET terms = ? WHERE rowid = ?", changed)
+    conn.execute(MEMORIES_FTS_UPDATE)
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+    return len(changed)
+
+
+def index_stems(conn: sqlite3.Connection) -> None:
+    """10: search by BM25 (`store.bm25`): every memory's terms written again with stems
+    (`stems`), and the per-project statistics BM25 reads, kept by triggers."""
+    reindex_terms(conn)
+    for statement in _statements(STATISTICS_TABLES + STATISTICS_BACKFILL + STATISTICS_TRIGGERS):
+        conn.execute(statement)
+
+
+def recount_statistics(conn: sqlite3.Connection) -> None:
+    """BM25's statistics counted again from the memories (`mem0-memories reindex`)."""
+    conn.execute("DELETE FROM term_counts")
+    conn.execute("DELETE FROM scope_sizes")
+    for statement in _statements(STATISTICS_BACKFILL):
+        conn.execute(statement)
+
+
+MEMORIES_FTS_UPDATE = """
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF terms ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, terms) VALUES ('delete', old.rowid, old.terms);
+        INSERT INTO memories_fts (rowid, terms) VALUES (new.rowid, new.terms);
+    END"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     # 1: memories with a column per record field, the full-text index, history, the dream journal.
     """
@@ -232,6 +352,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     END;
     """,
     index_glosses,
+    index_stems,
 )
 
 

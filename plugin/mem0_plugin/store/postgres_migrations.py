@@ -38,6 +38,92 @@ def index_glosses(conn) -> None:
         conn.cursor().executemany("UPDATE memories SET terms = %s WHERE rowid = %s", changed)
 
 
+# BM25's statistics (`store.bm25`), as the SQLite store's migration 10 keeps them: per user and
+# project, how many memories hold each term, and how many memories and terms in all.
+STATISTICS_BACKFILL = """
+    INSERT INTO term_counts (user_id, app_key, term, n)
+        SELECT user_id, coalesce('=' || app_id, ''), w, count(*) FROM (SELECT DISTINCT rowid, user_id, app_id, w
+            FROM memories, unnest(string_to_array(terms, ' ')) w WHERE w <> '') d GROUP BY 1, 2, 3;
+    INSERT INTO scope_sizes (user_id, app_key, docs, terms)
+        SELECT user_id, coalesce('=' || app_id, ''), count(*), coalesce(sum(array_length(array_remove(
+            string_to_array(terms, ' '), ''), 1)), 0) FROM memories GROUP BY 1, 2
+"""
+STATISTICS = (
+    """
+    CREATE TABLE term_counts (
+        user_id text COLLATE "C" NOT NULL,
+        app_key text COLLATE "C" NOT NULL,
+        term text COLLATE "C" NOT NULL,
+        n integer NOT NULL,
+        PRIMARY KEY (user_id, app_key, term)
+    );
+    CREATE INDEX term_counts_user_term ON term_counts (user_id, term);
+    CREATE TABLE scope_sizes (
+        user_id text COLLATE "C" NOT NULL,
+        app_key text COLLATE "C" NOT NULL,
+        docs integer NOT NULL,
+        terms bigint NOT NULL,
+        PRIMARY KEY (user_id, app_key)
+    );
+    """
+    + STATISTICS_BACKFILL
+    + """;
+    CREATE FUNCTION mem0_bm25() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+            UPDATE term_counts SET n = n - 1 WHERE user_id = OLD.user_id AND app_key = coalesce('=' || OLD.app_id, '')
+                AND term = ANY(array_remove(string_to_array(OLD.terms, ' '), ''));
+            DELETE FROM term_counts WHERE user_id = OLD.user_id AND app_key = coalesce('=' || OLD.app_id, '')
+                AND n <= 0 AND term = ANY(array_remove(string_to_array(OLD.terms, ' '), ''));
+            UPDATE scope_sizes SET docs = docs - 1,
+                terms = terms - coalesce(array_length(array_remove(string_to_array(OLD.terms, ' '), ''), 1), 0)
+                WHERE user_id = OLD.user_id AND app_key = coalesce('=' || OLD.app_id, '');
+            DELETE FROM scope_sizes WHERE user_id = OLD.user_id AND app_key = coalesce('=' || OLD.app_id, '')
+                AND docs <= 0;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+            INSERT INTO term_counts (user_id, app_key, term, n)
+                SELECT NEW.user_id, coalesce('=' || NEW.app_id, ''), w, 1
+                FROM (SELECT DISTINCT w FROM unnest(string_to_array(NEW.terms, ' ')) w WHERE w <> '') d
+                ON CONFLICT (user_id, app_key, term) DO UPDATE SET n = term_counts.n + 1;
+            INSERT INTO scope_sizes (user_id, app_key, docs, terms)
+                VALUES (NEW.user_id, coalesce('=' || NEW.app_id, ''), 1,
+                        coalesce(array_length(array_remove(string_to_array(NEW.terms, ' '), ''), 1), 0))
+                ON CONFLICT (user_id, app_key) DO UPDATE SET docs = scope_sizes.docs + 1,
+                    terms = scope_sizes.terms + excluded.terms;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER bm25_change AFTER INSERT OR DELETE OR UPDATE OF terms, user_id, app_id ON memories
+        FOR EACH ROW EXECUTE FUNCTION mem0_bm25();
+    """
+)
+
+
+def reindex_terms(conn) -> int:
+    """Every memory's search terms written again with the package's rules (`gloss.search_terms`;
+    the postings and statistics triggers follow). Migration 4, and `mem0-memories reindex`."""
+    rows = conn.execute("SELECT rowid, memory, terms FROM memories").fetchall()
+    changed = [(fresh, rowid) for rowid, text, terms in rows if (fresh := terms_text(search_terms(text))) != terms]
+    if changed:
+        conn.cursor().executemany("UPDATE memories SET terms = %s WHERE rowid = %s", changed)
+    return len(changed)
+
+
+def index_stems(conn) -> None:
+    """4: the SQLite store's migration 10 (`store.migrations.index_stems`): terms with stems, and
+    BM25's statistics kept by a trigger."""
+    reindex_terms(conn)
+    conn.execute(STATISTICS)
+
+
+def recount_statistics(conn) -> None:
+    """BM25's statistics counted again from the memories (`mem0-memories reindex`)."""
+    conn.execute("DELETE FROM term_counts")
+    conn.execute("DELETE FROM scope_sizes")
+    conn.execute(STATISTICS_BACKFILL)
+
+
 # Text columns that are compared or ordered use the "C" collation: byte order, as SQLite.
 MIGRATIONS: tuple[str | Callable[..., None], ...] = (
     # 1: everything the SQLite store has after its migration 7.
@@ -250,6 +336,7 @@ MIGRATIONS: tuple[str | Callable[..., None], ...] = (
         FOR EACH ROW EXECUTE FUNCTION mem0_count_vector();
     """,
     index_glosses,
+    index_stems,
 )
 
 

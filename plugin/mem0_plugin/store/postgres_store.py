@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from ..errors import StoreError, WriteConflictError
 from ..filters import CompiledFilter
 from ..store_url import display_url
-from . import postgres_search
+from . import postgres_migrations, postgres_search
 from . import search as lexical
 from .postgres_filters import postgres_filter
 from .postgres_migrations import migrate
@@ -110,6 +110,14 @@ class PostgresWriter(Writer):
 
     SOURCE_SQL = "mem0_text(meta -> 'source')"  # NULL for unreadable metadata, as on SQLite
     pgvector = False  # the store ranks by pgvector: each vector is also written as its `embedding`
+
+    def reindex_search(self) -> int:
+        """As on SQLite: the terms written again (the postings and statistics triggers follow),
+        then the statistics counted again."""
+        raw = self._conn.raw  # type: ignore[attr-defined]
+        changed = postgres_migrations.reindex_terms(raw)
+        postgres_migrations.recount_statistics(raw)
+        return changed
 
     def _insert_vector(self, row: tuple[str, str, str, str, bytes], vector: Any) -> None:
         if not self.pgvector:
@@ -395,7 +403,7 @@ class PostgresStore(DeepPages, SqliteStore):
             return self._scan_lexical(found, sql, params, top_k)
         postgres_search.walk(
             self._query,
-            sorted(found.terms),
+            found.query,
             lambda rowids: take(
                 self._query(f"SELECT {light} FROM memories WHERE rowid = ANY(?) AND {sql}", [rowids, *params])
             ),
@@ -408,6 +416,12 @@ class PostgresStore(DeepPages, SqliteStore):
         if self._postings is None:
             self._postings = bool(self._query("SELECT to_regclass('memory_terms') IS NOT NULL")[0][0])
         return self._postings
+
+    def _has_statistics(self) -> bool:
+        """Whether the schema has migration 4's BM25 statistics (as `_has_postings`)."""
+        if self._statistics is None:
+            self._statistics = bool(self._query("SELECT to_regclass('scope_sizes') IS NOT NULL")[0][0])
+        return self._statistics
 
     def _counts_vectors(self) -> bool:
         """Whether the schema has migration 2's `vector_counts` (as `_has_postings`)."""

@@ -28,9 +28,10 @@ from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
+from .bm25 import Bm25Query, Statistics
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
-from .migrations import migrate
-from .ranking import Candidate, Near, fused, replacements_first
+from .migrations import migrate, recount_statistics, reindex_terms
+from .ranking import Candidate, Near, fused, lexical_floor
 from .search import stored_score
 
 if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
@@ -193,6 +194,7 @@ class SqliteStore:
         self._pager: _Pager | None = None
         self._features_column: bool | None = None
         self._vector_counts: bool | None = None  # the table migration 8 adds (absent: read-only, older)
+        self._statistics: bool | None = None  # the tables migration 10 adds (as above)
         self._vector_indexes: dict[tuple[str, str], VectorIndex] = {}
 
     # -- connection -------------------------------------------------------------
@@ -506,20 +508,27 @@ class SqliteStore:
         *,
         query_vector: np.ndarray | Callable[[], np.ndarray | None] | None = None,
         model: str | None = None,
+        app_id: str | None = None,
     ) -> list[tuple[Memory, float]]:
         """The best `top_k` memories for `query`: lexical alone, or hybrid when the query's
         vector (`query_vector`, made by `model`) is given (`store.ranking` orders them). The
         vector may be a function returning it (an embedding still being made: it is asked for
-        after the lexical side has run, so both proceed at once), or None: lexical after all."""
+        after the lexical side has run, so both proceed at once), or None: lexical after all.
+        `app_id`: the project whose statistics weigh the query's terms (None: all the user's)."""
+        bm25 = Bm25Query(search_terms(query), self.statistics(user_id, app_id, search_terms(query)))
         if query_vector is None or model is None:
-            return replacements_first(self.lexical_search(user_id, query, where, mode, top_k, threshold))
-        lexical = self.lexical_search(user_id, query, where, mode, top_k, None)
+            lexical = self._lexical(bm25, user_id, query, where, mode, top_k, lexical_floor(threshold))
+            return fused([Candidate(m, s, None) for m, s in lexical])
+        lexical = self._lexical(bm25, user_id, query, where, mode, top_k, None)
         vector = query_vector() if callable(query_vector) else query_vector
         if vector is None:
-            return replacements_first([(m, s) for m, s in lexical if threshold is None or s >= threshold])
+            return [
+                (m, s)
+                for m, s in fused([Candidate(m, s, None) for m, s in lexical])
+                if threshold is None or s >= threshold
+            ]
         pool = max(2 * top_k, 20)  # vector candidates; the lexical side's best `top_k` join them
         found: dict[str, Candidate] = {}
-        terms = search_terms(query)
         sql, params = self._where(user_id, where, mode)
         cosines, nearest = self._vector_side(user_id, model, vector, sql, params, pool, [m.id for m, _ in lexical])
         for memory, score in lexical:
@@ -527,7 +536,7 @@ class SqliteStore:
         exact = text_hash(query)
         for memory, cosine, hashed, stored_terms in nearest:
             if memory.id not in found:
-                found[memory.id] = Candidate(memory, stored_score(terms, exact, hashed, stored_terms), cosine)
+                found[memory.id] = Candidate(memory, stored_score(bm25, exact, hashed, stored_terms), cosine)
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
@@ -607,16 +616,59 @@ class SqliteStore:
         mode: ReadMode = ReadMode.DEFAULT,
         top_k: int = 10,
         threshold: float | None = None,
+        app_id: str | None = None,
     ) -> list[tuple[Memory, float]]:
-        """Lexical search: FTS5 finds candidates, the significant-word overlap scores them.
+        """Lexical search: FTS5 finds candidates, BM25 scores them (`store.bm25`; the
+        statistics of project `app_id`, or of all the user's memories).
 
         How candidates are found without reading every row that shares a common word:
         `store.search`. Results: the best `top_k` by score, ties by `created_at` then `id`.
         """
+        terms = search_terms(query)
+        bm25 = Bm25Query(terms, self.statistics(user_id, app_id, terms))
+        return self._lexical(bm25, user_id, query, where, mode, top_k, threshold)
+
+    def _lexical(
+        self,
+        bm25: Bm25Query,
+        user_id: str,
+        query: str,
+        where: CompiledFilter,
+        mode: ReadMode,
+        top_k: int,
+        threshold: float | None,
+    ) -> list[tuple[Memory, float]]:
         sql, params = self._where(user_id, where, mode)
-        found = lexical.Found(search_terms(query), text_hash(query), threshold)
+        found = lexical.Found(bm25, text_hash(query), threshold)
         self._find_lexical(found, sql, params, top_k)
         return [(row_to_memory(row), score) for score, row in found.ranking()[:top_k]]
+
+    def statistics(self, user_id: str, app_id: str | None, terms: Iterable[str]) -> Statistics:
+        """BM25's statistics of project `app_id` (None: every project of the user) for `terms`
+        (`store.bm25`); none in a store without them (an older one opened read-only)."""
+        if not self._has_statistics():
+            return Statistics()
+        scope, params = (
+            ("user_id = ?", [user_id]) if app_id is None else ("user_id = ? AND app_key = ?", [user_id, "=" + app_id])
+        )
+        docs, total = self._query(
+            f"SELECT coalesce(sum(docs), 0), coalesce(sum(terms), 0) FROM scope_sizes WHERE {scope}", params
+        )[0]
+        wanted = sorted(set(terms))
+        frequency: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self._query(
+                f"SELECT term, sum(n) FROM term_counts WHERE {scope} AND term IN ({', '.join('?' * len(chunk))}) GROUP BY term",
+                [*params, *chunk],
+            )
+            frequency.update((term, int(n)) for term, n in rows)
+        return Statistics(int(docs), int(total), frequency)
+
+    def _has_statistics(self) -> bool:
+        if self._statistics is None:
+            self._statistics = bool(self._query("SELECT count(*) FROM sqlite_master WHERE name = 'scope_sizes'")[0][0])
+        return self._statistics
 
     def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
         """Score into `found` every row in scope (`sql`) that may be among the best `top_k`."""
@@ -635,7 +687,7 @@ class SqliteStore:
         if found.terms:
             lexical.walk_candidates(
                 self._query,
-                sorted(found.terms),
+                found.query,
                 lambda rowids: take(
                     self._query(
                         f"SELECT {light} FROM memories WHERE rowid IN ({', '.join('?' * len(rowids))}) AND {sql}",
@@ -1141,6 +1193,14 @@ class Writer:
             ).fetchone()
             is not None
         )
+
+    def reindex_search(self) -> int:
+        """Every memory's search terms written again by the current rules, the full-text index
+        rebuilt and BM25's statistics counted again (`mem0-memories reindex`); how many
+        memories' terms changed. No memory changes: no history, no version."""
+        changed = reindex_terms(self._conn)
+        recount_statistics(self._conn)
+        return changed
 
     def optimize_search_index(self) -> None:
         """Merge the full-text index into one segment: entries of deleted rows are dropped."""
