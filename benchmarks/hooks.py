@@ -7,7 +7,7 @@ the same run:
 * latency of a prompt's recall on a store of 10,000 memories (every one with a vector of the
   default model): `scripts/hook.py claude UserPromptSubmit` as a real process, as Claude Code
   runs it, warm (the recall service running) and with nothing warm (no service: the hook starts
-  it); the session start's briefing on the same store; beside `mem0-memories search` (a cold
+  it); the session start's opening on the same store; beside `mem0-memories search` (a cold
   process, what an agent's shell call costs);
 * recall precision: the development set's off-topic prompts (tests/data/off_topic_prompts.json)
   that get any memory; recall recall: its labelled questions whose recalled memories hold a
@@ -75,7 +75,9 @@ def latency(args, work: Path) -> dict:
         "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop("MEM0_EMBEDDER", None)
-    subprocess.run([str(BIN / "mem0-memories"), "list", "--page-size", "1"], env=env, cwd=project, check=True, capture_output=True)  # migrate once
+    subprocess.run(
+        [str(BIN / "mem0-memories"), "list", "--page-size", "1"], env=env, cwd=project, check=True, capture_output=True
+    )  # migrate once
     prompts = [f"{q}: what do we know about it?" for q in gen.queries(args.repeat * 2, 11)]
 
     def prompt(text: str, session: str) -> str:
@@ -90,15 +92,26 @@ def latency(args, work: Path) -> dict:
             }
         )
 
-    hook = [sys.executable, str(HOOK), "claude", "UserPromptSubmit", "--budget", "30"]
+    hook = [sys.executable, "-S", str(HOOK), "claude", "UserPromptSubmit", "--budget", "30"]
     cold = []
     for i in range(max(3, args.repeat // 10)):
         stop_services(home)
-        seconds, out = timed(hook, prompt(prompts[i], f"cold{i}"), env, project)
+        seconds, _ = timed(hook, prompt(prompts[i], f"cold{i}"), env, project)
         cold.append(seconds)
     warm = [timed(hook, prompt(text, f"warm{i}"), env, project)[0] for i, text in enumerate(prompts)]
-    start = json.dumps({"session_id": "s", "transcript_path": "", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"})
-    session_start = [timed([sys.executable, str(HOOK), "claude", "SessionStart", "--budget", "30"], start, env, project)[0] for _ in range(5)]
+    start = json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": "",
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+    session_start = [
+        timed([sys.executable, "-S", str(HOOK), "claude", "SessionStart", "--budget", "30"], start, env, project)[0]
+        for _ in range(5)
+    ]
     stop_services(home)
     cli = [
         timed([str(BIN / "mem0-memories"), "search", text, "--top-k", "5"], "", env, project)[0]
@@ -121,7 +134,11 @@ def quality() -> dict:
     from mem0_plugin.store import open_store
 
     data = labelled.load(labelled.DATA)
-    prompts = [p for p in json.loads((ROOT.parent / "tests/data/off_topic_prompts.json").read_text())["prompts"] if p["set"] == "dev"]
+    prompts = [
+        p
+        for p in json.loads((ROOT.parent / "tests/data/off_topic_prompts.json").read_text())["prompts"]
+        if p["set"] == "dev"
+    ]
     key_of_id = {labelled.memory_id(m["key"]): m["key"] for m in data["memories"]}
     with tempfile.TemporaryDirectory(prefix="mem0-hooks-quality-") as tmp:
         folder = Path(tmp)
@@ -165,10 +182,20 @@ def capture(work: Path) -> dict:
     for n in range(20):
         lines = [
             {"type": "user", "message": {"role": "user", "content": f"Fix the export, round {n}"}},
-            {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": f"Round {n} done."}]}},
+            {
+                "type": "assistant",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": f"Round {n} done."}]},
+            },
         ]
         transcript.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
-        payload = {"session_id": "s", "transcript_path": str(transcript), "cwd": str(project), "hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}
+        payload = {
+            "session_id": "s",
+            "transcript_path": str(transcript),
+            "cwd": str(project),
+            "hook_event_name": "PreCompact",
+            "trigger": "auto",
+            "custom_instructions": "",
+        }
         hooks.answer("claude", "PreCompact", payload)
     identity = hooks.identity(str(project))
     caller = hooks.caller(identity)
@@ -208,7 +235,9 @@ def main() -> int:
             shown = str(value)
         print(f"  {name:<52} {shown}")
     cli = figures["cold CLI search (median)"]
-    print(f"  warm prompt recall is {cli / figures['prompt recall, warm (p50 / p95)'][0]:.1f}x faster than a cold CLI search")
+    print(
+        f"  warm prompt recall is {cli / figures['prompt recall, warm (p50 / p95)'][0]:.1f}x faster than a cold CLI search"
+    )
     return 0
 
 

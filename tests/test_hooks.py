@@ -124,7 +124,7 @@ def claude(event: str, folder: Path, **fields) -> dict:
     return {**base, **fields}
 
 
-def test_session_start_briefs_the_agent(run_cli, project):
+def test_session_start_gives_the_agent_its_context(run_cli, project):
     out = hook(
         run_cli, "claude", "SessionStart", claude("SessionStart", project, source="startup", model="claude-sonnet-5")
     )
@@ -140,12 +140,12 @@ def test_session_start_briefs_the_agent(run_cli, project):
     assert all(line.rstrip().endswith("]") and "[mem0:" in line for line in listed)
     assert not any("other project" in line or "mem0-dream detected" in line for line in listed)
     assert "Never write a MEMORY.md" in text
-    from mem0_plugin.hooks.briefing import MAX_TOKENS, tokens
+    from mem0_plugin.hooks.opening import MAX_TOKENS, tokens
 
     assert tokens(text) <= MAX_TOKENS
 
 
-def test_the_briefing_stays_within_its_budget_however_many_memories(run_cli, project):
+def test_the_opening_context_stays_within_its_budget_however_many_memories(run_cli, project):
     add = _adder(project)
     for n in range(60):
         add(
@@ -155,7 +155,7 @@ def test_the_briefing_stays_within_its_budget_however_many_memories(run_cli, pro
     text = context_of(
         hook(run_cli, "claude", "SessionStart", claude("SessionStart", project, source="startup")), "SessionStart"
     )
-    from mem0_plugin.hooks.briefing import MAX_TOKENS, tokens
+    from mem0_plugin.hooks.opening import MAX_TOKENS, tokens
 
     assert tokens(text) <= MAX_TOKENS
     assert "Decision 59:" in text and "Never write a MEMORY.md" in text  # newest first, protocol kept
@@ -684,7 +684,7 @@ def test_the_hook_script_starts_the_service_and_the_service_goes_when_idle(proje
     first = script("UserPromptSubmit", asked, "--budget", "20")
     assert first.returncode == 0 and first.stderr == ""
     assert "double-post race" in context_of(first.stdout, "UserPromptSubmit")
-    sock = hook_module().socket_path({**os.environ, "MEM0_PLUGIN_USE_PATH": "1"})
+    sock = Path(hook_module().socket_path({**os.environ, "MEM0_PLUGIN_USE_PATH": "1"}))
     assert sock.exists()
     assert oct(sock.stat().st_mode & 0o777) == "0o600"
     assert script("UserPromptSubmit", asked, "--budget", "20").stdout == ""  # this session has it already

@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from . import write_path
 from .errors import ImmutableError, InvalidInputError, NotFoundError, ScopeError
 from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filters
 from .identity import Identity
@@ -184,6 +183,8 @@ def add_memory(
     immutable: bool = False,
     now: datetime | None = None,
 ) -> dict[str, Any]:
+    from . import write_path  # the dream rules it uses: imported by the writes that need them
+
     check_user(caller, user_id)
     memory = _new_memory(caller, text, app_id, agent_id, run_id, metadata, immutable, now)
     comparison = (
@@ -251,6 +252,8 @@ def add_superseding(
     its branch's previous state, a re-imported file's changed section (docs/hooks.md). The
     memories that pointed at a superseded one point at the new one. Text identical to an active
     memory of the same scope is a `NOOP` that supersedes nothing. The answer is add_memory's."""
+    from . import write_path  # the dream rules it uses: imported by the writes that need them
+
     memory = _new_memory(caller, text, metadata=metadata, now=now)
 
     def add(writer: Writer) -> tuple[Memory | None, Memory, list[dict[str, Any]]]:
@@ -280,6 +283,7 @@ def add_superseding(
 def supersede(caller: Caller, replacement_id: str, old: Sequence[Memory]) -> list[dict[str, Any]]:
     """Mark each of `old` still as it was read `superseded` by the memory `replacement_id`, in
     one transaction (moving the pointers of memories that pointed at them); the events."""
+    from . import write_path  # the dream rules it uses: imported by the writes that need them
 
     def run(writer: Writer) -> list[dict[str, Any]]:
         new = writer.get(caller.user_id, replacement_id)

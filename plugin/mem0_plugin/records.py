@@ -16,6 +16,7 @@ from .sanitize import printable
 from .timeutil import normalize_timestamp, parse_timestamp
 
 ACTIVE, MERGED, SUPERSEDED = "active", "merged", "superseded"
+REMINDER_SOURCE = "mem0-dream-auto"  # metadata.source of the one reminder `mem0-dream --auto` leaves
 LIFECYCLE_STATES = (ACTIVE, MERGED, SUPERSEDED)
 UNKNOWN_TYPE = "unknown"
 MAX_TEXT_CHARS = 1_000_000

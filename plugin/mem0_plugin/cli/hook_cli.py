@@ -86,7 +86,36 @@ def _answer(client: str, event: str, payload: object, budget: float | None, home
     return result[0] if result else ""
 
 
+def _load_model(home: Path):
+    """Start loading `home`'s embedder (and run it once) on a thread; the function returned waits
+    for it. The recall service does this first: the model loads while the rest is imported."""
+    box: dict = {}
+
+    def load() -> None:
+        from ..semantic import Semantic
+
+        semantic = Semantic.from_home(home, quiet=True)
+        if semantic.available():
+            semantic.embed(["warm up the model"])
+        box["semantic"] = semantic
+
+    thread = threading.Thread(target=load, name="mem0-model-load", daemon=True)
+    thread.start()
+
+    def loading():
+        thread.join()
+        if "semantic" not in box:  # the load failed: the service makes its own, which says why
+            from ..semantic import Semantic
+
+            return Semantic.from_home(home, quiet=True)
+        return box["semantic"]
+
+    return loading
+
+
 def _serve(path: Path, cwd: str, home: str) -> int:
+    model_home = Path(home).expanduser().absolute()  # as `identity.resolve_identity` makes it
+    loading = _load_model(model_home)
     from ..hooks.log import write_line
     from ..hooks.service import serve
     from ..hooks.settings import hook_settings
@@ -97,7 +126,7 @@ def _serve(path: Path, cwd: str, home: str) -> int:
         write_line(home, "service", f"{type(exc).__name__}: {exc}")
         idle = 600.0
     try:
-        return serve(path, cwd=cwd, idle_seconds=idle)
+        return serve(path, cwd=cwd, idle_seconds=idle, loading=(model_home, loading))
     except Exception as exc:
         write_line(home, "service", f"{type(exc).__name__}: {exc}")
         return 0

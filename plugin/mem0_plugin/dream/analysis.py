@@ -59,7 +59,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..features import TextFeatures
-from ..records import ACTIVE, Memory
+from ..records import ACTIVE, REMINDER_SOURCE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
 from .analysed import AnalysedMemory, analysed
 from .judging import open_candidates
@@ -76,7 +76,6 @@ if TYPE_CHECKING:
 
 Vectors = Mapping[str, "np.ndarray"]  # by memory id; float16 (as stored) or float32 rows, computed with in float32
 
-REMINDER_SOURCE = "mem0-dream-auto"
 PROGRESS_EVERY = 1000
 Progress = Callable[[int, int], None]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import uuid
 
 from ..identity import Identity
-from ..records import SUPERSEDED, Memory
+from ..records import REMINDER_SOURCE, SUPERSEDED, Memory
 from ..store import SqliteStore
-from .analysis import REMINDER_SOURCE
 from .report import reminder_text
 
 REMINDER_TYPE = "task_learning"

@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from .. import operations
 from ..identity import Identity, resolve_identity
 from ..mem0_config import load_instructions
 from ..store import open_store
-from . import bootstrap, briefing, capture, recall, summary
+from . import bootstrap, capture, opening, recall, summary
 from .events import Event, Kind, parse, reply
 from .log import write_line
 from .settings import hook_settings
@@ -49,6 +49,7 @@ class Hooks:
         self._stores: dict[str, SqliteStore] = {}
         self._semantic: dict[Path, Semantic] = {}
         self._identities: dict[str, tuple[float, Identity]] = {}
+        self._loading: dict[Path, Callable[[], Semantic]] = {}
         self._seen: OrderedDict[str, set[str]] = OrderedDict()
 
     # -- the one entry point ---------------------------------------------------------------
@@ -100,13 +101,13 @@ class Hooks:
             bootstrap.import_files(caller)
         if not settings.on("session_start"):
             return ""
-        found = briefing.gather(
+        found = opening.gather(
             caller,
             instructions=load_instructions(str(caller.identity.cwd)),
             with_state=event.source in ("resume", "compact"),
             skip_files=OWN_FILES[event.client],
         )
-        text = briefing.render(found)
+        text = opening.render(found)
         self.seen(event).update(memory.id for memory in found.memories)
         return text
 
@@ -134,11 +135,19 @@ class Hooks:
             if store is None:
                 store = self._stores[identity.store_url] = open_store(identity.store_location)
             semantic = self._semantic.get(identity.home)
+            if semantic is None and identity.home in self._loading:
+                semantic = self._semantic[identity.home] = self._loading.pop(identity.home)()
             if semantic is None:
                 from ..semantic import Semantic
 
                 semantic = self._semantic[identity.home] = Semantic.from_home(identity.home, quiet=True)
         return operations.Caller(store, identity, actor=ACTOR, semantic=semantic, background=self.background)
+
+    def adopt(self, home: Path, loading: Callable[[], Semantic]) -> None:
+        """The embedder of `home` is being made elsewhere (the recall service starts loading the
+        model before it imports the rest): the first call for that home waits for it."""
+        with self._lock:
+            self._loading[home] = loading
 
     def seen(self, event: Event) -> set[str]:
         """The memories this session was already given (a session without an id: none kept)."""

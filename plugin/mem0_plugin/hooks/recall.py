@@ -10,10 +10,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from .. import operations
-from ..dream.analysis import REMINDER_SOURCE
-from ..records import Memory, memory_of_record
+from ..records import REMINDER_SOURCE, Memory, memory_of_record
 from ..text import significant_words
-from .briefing import memory_line
+from .opening import memory_line
 
 PROMPT_MOST = 5
 TOOL_MOST = 3

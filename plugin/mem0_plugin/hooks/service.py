@@ -2,9 +2,9 @@
 calls over a Unix socket, so a prompt's recall finds the store open, the model loaded and the
 vectors in memory (docs/hooks.md, "The recall service").
 
-`scripts/hook.py` (the command every hook runs) starts it on demand and talks to it: one JSON
-line in (`{"client", "event", "payload", "wait"}`), one JSON line out (`{"out": text}`). With
-`"wait": false` (captures) the answer comes at once and the work follows. The service exits
+`scripts/hook.py` (the command every hook runs) starts it on demand and talks to it, one call per
+connection: a JSON line (`{"client", "event", "wait"}`) and the payload's bytes in, the text to
+print out. With `"wait": false` (captures) the connection ends at once and the work follows. The service exits
 after `idle_seconds` without a call, on SIGTERM, and removes its socket; a second service
 started for the same socket finds the lock taken and exits at once.
 """
@@ -18,34 +18,46 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .dispatch import Hooks
+
+if TYPE_CHECKING:
+    from ..semantic import Semantic
 from .log import write_line
 
 MAX_REQUEST = 16 * 1024 * 1024
 READ_SECONDS = 10.0
 
 
-def _read_request(conn: socket.socket) -> dict:
+def _read_request(conn: socket.socket) -> tuple[dict, object]:
+    """(the header, the payload): a JSON line, then the payload's bytes to the end of input."""
     conn.settimeout(READ_SECONDS)
-    data = b""
-    while not data.endswith(b"\n"):
+    chunks, size = [], 0
+    while True:
         chunk = conn.recv(65536)
         if not chunk:
             break
-        data += chunk
-        if len(data) > MAX_REQUEST:
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REQUEST:
             raise ValueError("request too large")
-    request = json.loads(data.decode("utf-8"))
-    if not isinstance(request, dict):
-        raise ValueError("a request is a JSON object")
-    return request
+    head, _, body = b"".join(chunks).partition(b"\n")
+    header = json.loads(head.decode("utf-8"))
+    if not isinstance(header, dict):
+        raise ValueError("a request starts with a JSON object")
+    try:
+        payload = json.loads(body.decode("utf-8", errors="replace"))
+    except ValueError:
+        payload = None  # not JSON: answered as such (nothing, and a line in the log)
+    return header, payload
 
 
 def _send(conn: socket.socket, text: str) -> None:
     with contextlib.suppress(OSError):
-        conn.sendall(json.dumps({"out": text}, ensure_ascii=False).encode("utf-8") + b"\n")
+        conn.sendall(text.encode("utf-8"))
 
 
 class Service:
@@ -65,13 +77,13 @@ class Service:
             self.busy += 1
         try:
             with conn:
-                request = _read_request(conn)
-                client, event = str(request.get("client", "")), str(request.get("event", ""))
-                if request.get("wait") is False:
-                    _send(conn, "")
-                    self.hooks.answer(client, event, request.get("payload"))
+                header, payload = _read_request(conn)
+                client, event = str(header.get("client", "")), str(header.get("event", ""))
+                if header.get("wait") is False:
+                    conn.close()
+                    self.hooks.answer(client, event, payload)
                 else:
-                    _send(conn, self.hooks.answer(client, event, request.get("payload")))
+                    _send(conn, self.hooks.answer(client, event, payload))
         except Exception as exc:
             write_line(self.hooks.home, "service", f"{type(exc).__name__}: {exc}")
         finally:
@@ -113,13 +125,22 @@ def _take_lock(path: Path):
     return handle
 
 
-def serve(path: Path, *, cwd: str, idle_seconds: float, env: dict[str, str] | None = None) -> int:
+def serve(
+    path: Path,
+    *,
+    cwd: str,
+    idle_seconds: float,
+    env: dict[str, str] | None = None,
+    loading: tuple[Path, Callable[[], Semantic]] | None = None,
+) -> int:
     """Serve hook calls on the Unix socket `path` until idle; 0 also when another service
-    already serves it."""
+    already serves it. `loading`: the embedder of a home, being loaded meanwhile."""
     lock = _take_lock(path)
     if lock is None:
         return 0
     hooks = Hooks(os.environ if env is None else env, background=True)
+    if loading is not None:
+        hooks.adopt(*loading)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -4,7 +4,7 @@ environment (docs/hooks.md, "Turning hooks off").
 ```yaml
 hooks:
   enabled: true          # false: every hook adds nothing and writes nothing
-  session_start: true    # the briefing at session start
+  session_start: true    # the opening at session start
   prompt: true           # memories recalled for a prompt
   tool: true             # memories recalled after a failing command
   file_read: true        # memories that name a file the agent reads

@@ -13,8 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from .. import operations
-from ..dream.analysis import REMINDER_SOURCE
-from ..records import Memory
+from ..records import REMINDER_SOURCE, Memory
 from ..sanitize import printable
 from ..store import Page, ReadMode
 from ..store_url import display_url
@@ -38,7 +37,7 @@ PROTOCOL = (
 
 
 @dataclass
-class Briefing:
+class Opening:
     """What a session-start context is made of."""
 
     user_id: str
@@ -72,26 +71,26 @@ def memory_line(memory: Memory, limit: int = ITEM_CHARS) -> str:
     return f"- [{_one_line(kind, 40)}] {_one_line(memory.memory, limit)} [mem0:{memory.id[:8]}]"
 
 
-def render(briefing: Briefing, max_tokens: int = MAX_TOKENS) -> str:
+def render(opening: Opening, max_tokens: int = MAX_TOKENS) -> str:
     """The context text: the header, then each part while it fits in `max_tokens`."""
     head = (
-        f"## mem0 memory: user={briefing.user_id} · project={briefing.project_id} · "
-        f"branch={briefing.branch} · {briefing.count:,} memories · store {briefing.store}"
+        f"## mem0 memory: user={opening.user_id} · project={opening.project_id} · "
+        f"branch={opening.branch} · {opening.count:,} memories · store {opening.store}"
     )
     lines = [head, ""]
-    if briefing.contradictions:
-        noun = "contradiction waits" if briefing.contradictions == 1 else "contradictions wait"
-        lines += [f"Pending: {briefing.contradictions} {noun} for you to decide: /mem0:dream", ""]
-    if briefing.instructions:
-        lines += ["Project instructions (mem0.md):", _one_line(briefing.instructions, 800), ""]
-    if briefing.state is not None:
-        when = briefing.state.created_at[:10]
-        lines += [f"Where this branch left off ({when}, [mem0:{briefing.state.id[:8]}]):"]
-        lines += [_one_line(briefing.state.memory, 1000), ""]
+    if opening.contradictions:
+        noun = "contradiction waits" if opening.contradictions == 1 else "contradictions wait"
+        lines += [f"Pending: {opening.contradictions} {noun} for you to decide: /mem0:dream", ""]
+    if opening.instructions:
+        lines += ["Project instructions (mem0.md):", _one_line(opening.instructions, 800), ""]
+    if opening.state is not None:
+        when = opening.state.created_at[:10]
+        lines += [f"Where this branch left off ({when}, [mem0:{opening.state.id[:8]}]):"]
+        lines += [_one_line(opening.state.memory, 1000), ""]
     protocol = ["", *PROTOCOL]
     budget = max_tokens - tokens("\n".join(lines + protocol))
     listed: list[str] = []
-    for memory in briefing.memories:
+    for memory in opening.memories:
         line = memory_line(memory)
         cost = tokens(line) + 1
         if cost > budget:
@@ -100,7 +99,7 @@ def render(briefing: Briefing, max_tokens: int = MAX_TOKENS) -> str:
         budget -= cost
     if listed:
         lines += ["Memories that matter now:", *listed]
-    elif briefing.count == 0:
+    elif opening.count == 0:
         lines += ["No memories yet for this project."]
     return "\n".join(lines + protocol).strip()
 
@@ -123,15 +122,15 @@ def _newest(caller: operations.Caller, filters: dict, most: int) -> list[Memory]
 
 def gather(
     caller: operations.Caller, *, instructions: str, with_state: bool, skip_files: Collection[str] = ()
-) -> Briefing:
-    """Read what the briefing needs from the store: the project's count, its pinned memories,
+) -> Opening:
+    """Read what the opening needs from the store: the project's count, its pinned memories,
     its newest standing ones (`STANDING_TYPES`; not the sections of `skip_files`, which the client
     reads itself), the reminder of `--auto`, and with `with_state` the branch's newest
     `session_state` / `compact_summary`."""
     identity = caller.identity
     project = {"app_id": identity.project_id}
     count = _page(caller, project, 1, 1).count
-    briefing = Briefing(
+    opening = Opening(
         identity.user_id,
         identity.project_id,
         identity.branch,
@@ -140,7 +139,7 @@ def gather(
         instructions,
     )
     if not count:
-        return briefing
+        return opening
     pinned = _newest(caller, {"AND": [project, {"metadata": {"pinned": True}}]}, MOST)
     standing = _newest(caller, {"AND": [project, {"metadata": {"type": {"in": list(STANDING_TYPES)}}}]}, MOST)
     seen: set[str] = set()
@@ -150,13 +149,13 @@ def gather(
             continue
         if memory.id not in seen and source != REMINDER_SOURCE:
             seen.add(memory.id)
-            briefing.memories.append(memory)
+            opening.memories.append(memory)
     reminders = _newest(caller, {"AND": [project, {"metadata": {"source": REMINDER_SOURCE}}]}, 1)
     if reminders:
         match = _REMINDER_COUNT.search(reminders[0].memory)
-        briefing.contradictions = int(match.group(1)) if match else 1
+        opening.contradictions = int(match.group(1)) if match else 1
     if with_state:
         branch = {"metadata": {"type": {"in": list(STATE_TYPES)}, "branch": identity.branch}}
         states = _newest(caller, {"AND": [project, branch]}, 1)
-        briefing.state = states[0] if states else None
-    return briefing
+        opening.state = states[0] if states else None
+    return opening
