@@ -7,11 +7,12 @@ the same run:
 * latency of a prompt's recall on a store of 10,000 memories (every one with a vector of the
   default model): `scripts/hook.py claude UserPromptSubmit` as a real process, as Claude Code
   runs it, warm (the recall service running) and with nothing warm (no service: the hook starts
-  it); the session start's opening on the same store; beside `mem0-memories search` (a cold
+  it); the session start's opening on the same store, warm and with nothing warm; beside `mem0-memories search` (a cold
   process, what an agent's shell call costs);
-* recall precision: the development set's off-topic prompts (tests/data/off_topic_prompts.json)
-  that get any memory; recall recall: its labelled questions whose recalled memories hold a
-  relevant one, beside search's hit@5 (both with the default model, as the hook runs);
+* recall precision: the off-topic prompts (tests/data/off_topic_prompts.json) that get any
+  memory; recall recall: the labelled questions whose recalled memories hold a relevant one,
+  beside search's hit@5 (both with the default model, as the hook runs); on the development set
+  (where the relevance floor was chosen) and on the held-out set;
 * capture: 20 compactions of one branch.
 """
 
@@ -108,10 +109,12 @@ def latency(args, work: Path) -> dict:
             "source": "startup",
         }
     )
-    session_start = [
-        timed([sys.executable, "-S", str(HOOK), "claude", "SessionStart", "--budget", "30"], start, env, project)[0]
-        for _ in range(5)
-    ]
+    opening = [sys.executable, "-S", str(HOOK), "claude", "SessionStart", "--budget", "30"]
+    session_start = [timed(opening, start, env, project)[0] for _ in range(5)]
+    session_start_cold = []
+    for _ in range(3):
+        stop_services(home)
+        session_start_cold.append(timed(opening, start, env, project)[0])
     stop_services(home)
     cli = [
         timed([str(BIN / "mem0-memories"), "search", text, "--top-k", "5"], "", env, project)[0]
@@ -121,11 +124,20 @@ def latency(args, work: Path) -> dict:
         "prompt recall, warm (p50 / p95)": (1000 * statistics.median(warm), 1000 * percentile(warm, 95)),
         "prompt recall, nothing warm (median)": 1000 * statistics.median(cold),
         "session start, warm (median)": 1000 * statistics.median(session_start),
+        "session start, nothing warm (median)": 1000 * statistics.median(session_start_cold),
         "cold CLI search (median)": 1000 * statistics.median(cli),
     }
 
 
 def quality() -> dict:
+    figures: dict = {}
+    for name, path in (("dev", "DATA"), ("held-out", "HELD_OUT")):
+        figures.update({f"{label} ({name})": value for label, value in quality_of(name, path).items()})
+    return figures
+
+
+def quality_of(name: str, path: str) -> dict:
+    """Recall's precision and recall on one labelled set and its off-topic prompts."""
     import labelled
     import search_quality
     from mem0_plugin import operations
@@ -133,11 +145,11 @@ def quality() -> dict:
     from mem0_plugin.semantic import Semantic
     from mem0_plugin.store import open_store
 
-    data = labelled.load(labelled.DATA)
+    data = labelled.load(getattr(labelled, path))
     prompts = [
         p
         for p in json.loads((ROOT.parent / "tests/data/off_topic_prompts.json").read_text())["prompts"]
-        if p["set"] == "dev"
+        if p["set"] == name
     ]
     key_of_id = {labelled.memory_id(m["key"]): m["key"] for m in data["memories"]}
     with tempfile.TemporaryDirectory(prefix="mem0-hooks-quality-") as tmp:

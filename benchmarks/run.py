@@ -42,9 +42,12 @@ sys.path.insert(0, str(ROOT.parent / "plugin"))
 
 import generate as gen  # noqa: E402
 from mem0_plugin import operations  # noqa: E402
+from mem0_plugin.gloss import search_terms  # noqa: E402
 from mem0_plugin.identity import Identity  # noqa: E402
 from mem0_plugin.store import SqliteStore  # noqa: E402
-from mem0_plugin.text import overlap_score, significant_words  # noqa: E402
+from mem0_plugin.store.bm25 import Bm25Query, Statistics  # noqa: E402
+from mem0_plugin.store.ranking import LEXICAL_CURVE, calibrated  # noqa: E402
+from mem0_plugin.text import significant_words  # noqa: E402
 
 BIN = Path(sys.executable).parent
 RESULTS = ROOT / "results"
@@ -145,16 +148,23 @@ def scope_rows(store: SqliteStore) -> list[tuple[str, str, frozenset[str]]]:
 
 
 def naive_search(store: SqliteStore, query: str, top_k: int = 10) -> list[tuple[str, float]]:
-    """The naive way: read every memory of the scope, score each in Python, sort."""
-    terms = significant_words(query)
+    """The naive way: read every memory of the scope, compute its terms and the scope's
+    statistics from the texts, score each with the same BM25 in Python, sort."""
     rows = store._query(
         "SELECT id, created_at, memory FROM memories WHERE user_id = ? AND app_id = ? "
         "AND lifecycle_state IN ('active', 'superseded')",
         [gen.USER, gen.PROJECT],
     )
-    scored = [(overlap_score(terms, significant_words(text)), created, mid) for mid, created, text in rows]
+    docs = [(mid, created, search_terms(text)) for mid, created, text in rows]
+    frequency: dict[str, int] = {}
+    for _, _, terms in docs:
+        for term in terms:
+            frequency[term] = frequency.get(term, 0) + 1
+    statistics_ = Statistics(len(docs), sum(len(t) for _, _, t in docs), frequency)
+    bm25 = Bm25Query(search_terms(query), statistics_)
+    scored = [(bm25.score(terms), created, mid) for mid, created, terms in docs]
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1], s[2]))
-    return [(mid, score) for score, _, mid in scored[:top_k]]
+    return [(mid, calibrated(score, LEXICAL_CURVE)) for score, _, mid in scored[:top_k]]
 
 
 def mem0_reason(args) -> str | None:

@@ -211,6 +211,41 @@ def test_a_relevant_prompt_recalls_and_an_unrelated_or_trivial_one_adds_nothing(
         )
 
 
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("可以，就这么办", True),
+        ("はい、お願いします", True),
+        ("続けてください", True),
+        ("没问题，开始吧", True),
+        ("продолжай пожалуйста", True),
+        ("可以用redis吗", False),
+        ("推送用的是什么服务？", False),
+        ("はい、テストを追加して", False),
+        ("go ahead and add the migration", False),
+    ],
+)
+def test_acknowledgements_in_any_language_are_trivial(prompt, expected):
+    from mem0_plugin.hooks.recall import trivial
+
+    assert trivial(prompt) is expected
+
+
+def test_without_the_model_a_prompt_is_recalled_by_words(run_cli, project, mem0_home):
+    mem0_home.mkdir(exist_ok=True)
+    missing = mem0_home / "gone"
+    (mem0_home / "config.yaml").write_text(
+        "embedder:\n  provider: onnx-local\n  config:\n"
+        f"    model_path: {missing / 'model.onnx'}\n    model_sha256: '{'0' * 64}'\n"
+        f"    tokenizer_path: {missing / 'tokenizer.json'}\n    tokenizer_sha256: '{'0' * 64}'\n",
+        encoding="utf-8",
+    )
+    asked = claude("UserPromptSubmit", project, prompt="the double-post race in posting.py is back, how was it fixed?")
+    done = run_cli("mem0-hook", "claude", "UserPromptSubmit", input=json.dumps(asked))
+    assert done.returncode == 0 and done.stderr == ""
+    assert "double-post race" in context_of(done.stdout, "UserPromptSubmit")
+
+
 def test_a_prompt_never_recalls_another_projects_memory(run_cli, project):
     asked = claude(
         "UserPromptSubmit", project, session_id="s-money", prompt="how are money amounts stored, cents or dollars?"
@@ -413,17 +448,31 @@ def test_codex_hooks(run_cli, project):
     asked = codex("UserPromptSubmit", project, prompt="which AWS service do we deploy the ledger API to, and how?")
     assert "ECS with blue/green" in context_of(hook(run_cli, "codex", "UserPromptSubmit", asked), "UserPromptSubmit")
 
+    # Codex sends what the command printed; its exit code is in the rollout, on the item of that id
+    ran_log = project / "ran.jsonl"
     ran = codex(
         "PostToolUse",
         project,
+        transcript_path=str(ran_log),
         tool_name="Bash",
         tool_input={"command": "python -m ledger.migrate"},
-        tool_response="Process exited with code 1\nOutput:\nModuleNotFoundError: No module named 'psycopg2'\n",
+        tool_response="Traceback is off here\npsycopg2 missing: No module named 'psycopg2'\n",
         tool_use_id="call_abc123",
     )
+
+    def executed(code: int) -> None:
+        item = {"type": "CommandExecution", "id": "call_abc123", "exit_code": code, "aggregated_output": "…"}
+        line = {
+            "timestamp": "2026-12-01T10:00:01Z",
+            "type": "event_msg",
+            "payload": {"type": "item_completed", "item": item},
+        }
+        ran_log.write_text(json.dumps({"type": "session_meta", "payload": {}}) + "\n" + json.dumps(line) + "\n")
+
+    executed(1)
     assert "install psycopg[binary]" in context_of(hook(run_cli, "codex", "PostToolUse", ran), "PostToolUse")
-    fine = {**ran, "tool_response": "Process exited with code 0\nOutput:\nmigrated 3 tables\n"}
-    assert hook(run_cli, "codex", "PostToolUse", fine) == ""
+    executed(0)
+    assert hook(run_cli, "codex", "PostToolUse", {**ran, "session_id": "another"}) == ""  # exit 0: nothing
 
     rollout = project / "rollout.jsonl"
     rollout.write_text(
@@ -548,6 +597,18 @@ def test_cursor_hooks(run_cli, project):
         duration=5432,
     )
     answer = json.loads(hook(run_cli, "cursor", "postToolUse", ran))
+    assert list(answer) == ["additional_context"] and "psycopg[binary]" in answer["additional_context"]
+    failed = cursor(
+        "postToolUseFailure",
+        project,
+        conversation_id="conv-2",
+        tool_name="Shell",
+        tool_input={"command": "python -m ledger.migrate", "cwd": str(project)},
+        error_message="ModuleNotFoundError: No module named 'psycopg2'",
+        tool_use_id="abc124",
+        cwd=str(project),
+    )
+    answer = json.loads(hook(run_cli, "cursor", "postToolUseFailure", failed))
     assert list(answer) == ["additional_context"] and "psycopg[binary]" in answer["additional_context"]
     ended = cursor(
         "sessionEnd",

@@ -81,17 +81,3 @@ def capture_state(
     stamp = format_timestamp(now)
     text = summary.state_text(found, caller.identity.branch, f"{stamp[:10]} {stamp[11:16]} UTC, {trigger}")
     return write(caller, SESSION_STATE, text, trigger=trigger, session_id=session_id, now=now)
-
-
-def capture_compaction(
-    caller: operations.Caller, transcript_path: str | None, *, session_id: str | None, now: datetime | None = None
-) -> dict | None:
-    """After a compaction: the summary it wrote, as the branch's `compact_summary`."""
-    if not transcript_path:
-        return None
-    found = digest(read_lines(transcript_path))
-    if not found.compact_summary:
-        return None
-    now = now or utc_now()
-    text = summary.compact_text(found.compact_summary, caller.identity.branch, format_timestamp(now)[:10])
-    return write(caller, COMPACT_SUMMARY, text, trigger="compact", session_id=session_id, now=now)

@@ -22,7 +22,7 @@ from .. import operations
 from ..identity import Identity, resolve_identity
 from ..mem0_config import load_instructions
 from ..store import open_store
-from . import bootstrap, capture, opening, recall, summary
+from . import bootstrap, capture, opening, recall, summary, transcript
 from .events import Event, Kind, parse, reply
 from .log import write_line
 from .settings import hook_settings
@@ -36,6 +36,13 @@ IDENTITY_SECONDS = 5.0  # a folder's identity (git asked) is reused this long
 SESSIONS_KEPT = 256
 # The instruction file each client reads into its context itself: not recalled again.
 OWN_FILES = {"claude": ("CLAUDE.md",), "codex": ("AGENTS.md",), "cursor": (".cursorrules", "AGENTS.md")}
+
+
+def _exit_code(event: Event) -> int | None:
+    """The command's exit code: as the client gave it, else (Codex) as its transcript holds it."""
+    if event.exit_code is not None or event.client != "codex" or not event.transcript_path:
+        return event.exit_code
+    return transcript.exit_code_of(transcript.read_lines(event.transcript_path), event.tool_use_id)
 
 
 class Hooks:
@@ -80,7 +87,7 @@ class Hooks:
                 event,
                 recall.for_prompt(caller, event.prompt, seen=self.seen(event), skip_files=OWN_FILES[event.client]),
             )
-        if event.kind is Kind.COMMAND and settings.on("tool") and recall.failed(event.output, event.exit_code):
+        if event.kind is Kind.COMMAND and settings.on("tool") and recall.failed(event.output, _exit_code(event)):
             return self._shown(event, recall.for_failure(caller, event.command, event.output, seen=self.seen(event)))
         if event.kind is Kind.READ and settings.on("file_read") and event.file_path:
             return self._shown(event, recall.for_file(caller, event.file_path, seen=self.seen(event)))

@@ -5,7 +5,7 @@ each client reads from standard output (docs/hooks.md, "Clients"). Pure.
 |---|---|---|---|
 | session start | `SessionStart` (`source`) | `SessionStart` (`source`) | `sessionStart` |
 | a prompt | `UserPromptSubmit` (`prompt`) | `UserPromptSubmit` (`prompt`) | — (`beforeSubmitPrompt` cannot add context) |
-| a command ran | `PostToolUse` / `PostToolUseFailure` on `Bash` | `PostToolUse` on `Bash` | `postToolUse` on `Shell` |
+| a command ran | `PostToolUse` / `PostToolUseFailure` on `Bash` | `PostToolUse` on `Bash` | `postToolUse` / `postToolUseFailure` on `Shell` |
 | a file read | `PostToolUse` on `Read` | — | `postToolUse` on `Read` |
 | compaction | `PreCompact`; `PostCompact` (`compact_summary`) | `PreCompact` | `preCompact` |
 | session end | `SessionEnd` | `SessionEnd` | `sessionEnd` |
@@ -46,6 +46,7 @@ _KINDS = {
     "PostToolUse": Kind.COMMAND,
     "PostToolUseFailure": Kind.COMMAND,
     "postToolUse": Kind.COMMAND,
+    "postToolUseFailure": Kind.COMMAND,
     "PreCompact": Kind.PRE_COMPACT,
     "preCompact": Kind.PRE_COMPACT,
     "PostCompact": Kind.POST_COMPACT,
@@ -74,6 +75,7 @@ class Event:
     output: str = ""
     exit_code: int | None = None
     file_path: str = ""
+    tool_use_id: str = ""
     compact_summary: str = ""
     subagent: bool = False
 
@@ -89,8 +91,8 @@ def _exit_code(text: str) -> int | None:
 
 def _tool_output(client: str, name: str, payload: dict[str, Any]) -> tuple[str, int | None]:
     """(what the command printed, its exit code when the client says it)."""
-    if name == "PostToolUseFailure":  # Claude Code: "Exit code N\n<output>"
-        error = _text(payload.get("error"))
+    if name in ("PostToolUseFailure", "postToolUseFailure"):  # Claude Code: "Exit code N\n<output>"
+        error = _text(payload.get("error") or payload.get("error_message"))
         code = _exit_code(error)
         return error, 1 if code is None else code
     response = payload.get("tool_output") if client == "cursor" else payload.get("tool_response")
@@ -101,7 +103,7 @@ def _tool_output(client: str, name: str, payload: dict[str, Any]) -> tuple[str, 
             decoded = None
         if isinstance(decoded, dict):
             response = decoded
-        else:  # Codex: the model-facing text ("Process exited with code 1 …")
+        else:  # Codex: what the command printed; its exit code is in the transcript (`tool_use_id`)
             return _text(response), _exit_code(response)
     if isinstance(response, dict):
         printed = "\n".join(_text(response.get(key)) for key in ("stdout", "stderr", "output") if response.get(key))
@@ -133,6 +135,7 @@ def parse(client: str, name: str, payload: object) -> Event:
                 command = " ".join(str(part) for part in command)
             fields["command"] = _text(command)
             fields["output"], fields["exit_code"] = _tool_output(client, name, data)
+            fields["tool_use_id"] = _text(data.get("tool_use_id"))[:200]
         else:
             kind = Kind.OTHER
     roots = data.get("workspace_roots")

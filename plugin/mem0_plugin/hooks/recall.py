@@ -33,9 +33,23 @@ ACKNOWLEDGEMENTS = frozenset(
     """ok okay k kk yes y yep yup yeah sure no n nope thanks thank you thx ty continue go on ahead next
     done lgtm sgtm cool nice great good perfect fine proceed do it try again retry keep going carry please
     sounds makes sense got alright right correct exactly that this now then and
-    да нет ок хорошо давай продолжай продолжи продолжим спасибо дальше ага угу понял ясно отлично супер""".split()
+    да нет ок хорошо давай продолжай продолжи продолжим спасибо дальше ага угу понял ясно отлично супер
+    пожалуйста ладно верно согласен поехали""".split()
 )
 _PUNCTUATION = re.compile(r"[^\w\s']+", re.UNICODE)
+# The same in Chinese and Japanese, written without spaces: a prompt made only of these pieces
+# ("可以，就这么办", "はい、お願いします", "続けてください") is not searched. Longest first.
+CJK_ACKNOWLEDGEMENTS = tuple(
+    sorted(
+        """好的 好吧 好 可以 行 对 对的 是的 是 嗯 继续 继续吧 就这么办 就这样 这样 没问题 开始吧 开始 谢谢 请 吧
+        确认 同意 没错 搞定 再试一次 重试 下一步 はい お願いします お願い 続けて 続けてください うん それでいい
+        それで いい 了解 了解です です 進めて 進めてください ください ありがとう ありがとうございます オッケー
+        大丈夫 もう一度 次 どうぞ よろしく""".split(),
+        key=len,
+        reverse=True,
+    )
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -59,6 +73,12 @@ def trivial(prompt: str) -> bool:
     plain = " ".join(_PUNCTUATION.sub(" ", prompt.lower()).split())
     if all(word in ACKNOWLEDGEMENTS for word in plain.split()):
         return True
+    if _CJK.search(plain):
+        rest = plain
+        for piece in CJK_ACKNOWLEDGEMENTS:
+            rest = rest.replace(piece, " ")
+        if all(word in ACKNOWLEDGEMENTS for word in rest.split()):
+            return True
     return len(significant_words(plain)) < 2
 
 

@@ -271,3 +271,41 @@ def digest(lines: Iterable[str]) -> Digest:
         elif record.get("type") in ("user", "assistant"):
             _claude(reader, record)
     return reader.done()
+
+
+def exit_code_of(lines: Iterable[str], tool_use_id: str) -> int | None:
+    """The exit code Codex recorded for the command `tool_use_id` (an `exit_code` in the item
+    of that id, as its rollout holds it when PostToolUse runs), None when no line says it."""
+    if not tool_use_id:
+        return None
+    for line in reversed(list(lines)):
+        if tool_use_id not in line or '"exit_code"' not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        found = _exit_code_in(record, tool_use_id)
+        if found is not None:
+            return found
+    return None
+
+
+def _exit_code_in(value: Any, tool_use_id: str, depth: int = 0) -> int | None:
+    if depth > 6:
+        return None
+    if isinstance(value, dict):
+        code = value.get("exit_code")
+        if value.get("id") == tool_use_id or value.get("call_id") == tool_use_id:
+            if isinstance(code, int) and not isinstance(code, bool):
+                return code
+        for item in value.values():
+            found = _exit_code_in(item, tool_use_id, depth + 1)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            found = _exit_code_in(item, tool_use_id, depth + 1)
+            if found is not None:
+                return found
+    return None
