@@ -17,11 +17,13 @@ from .opening import memory_line
 PROMPT_MOST = 5
 TOOL_MOST = 3
 FILE_MOST = 3
-# The lowest search score a recalled memory may have (docs/hooks.md, "The relevance floor"):
-# the lowest at which at most 8% of the development set's off-topic prompts get any memory
-# (`benchmarks/calibrate.py`), with the embedding model and without it.
+# The score the best memory must reach for anything to be recalled (docs/hooks.md, "The
+# relevance floor"): the lowest at which at most 10% of the development set's off-topic prompts
+# get any memory (`benchmarks/calibrate.py`), with the embedding model and without it. Once the
+# best clears it, the others are kept down to half of it (`COMPANION_SHARE`).
 FLOOR = 0.22
 LEXICAL_FLOOR = 0.14
+COMPANION_SHARE = 0.5
 QUERY_HEAD, QUERY_TAIL = 700, 300  # a long prompt is searched by its beginning and its end
 ITEM_CHARS = 300
 BOOTSTRAP_SOURCE = "mem0-bootstrap"
@@ -109,7 +111,12 @@ def _search(
     if types:
         conditions.append({"metadata": {"type": {"in": list(types)}}})
     found = operations.search_memories(
-        caller, _query(query), {"AND": conditions}, top_k=most + len(seen) + 5, threshold=floor, latest_only=True
+        caller,
+        _query(query),
+        {"AND": conditions},
+        top_k=most + len(seen) + 5,
+        threshold=floor * COMPANION_SHARE,
+        latest_only=True,
     )
     kept: list[tuple[Memory, float]] = []
     for record in found["results"]:
@@ -119,6 +126,8 @@ def _search(
         if memory.metadata.get("source") == BOOTSTRAP_SOURCE and memory.metadata.get("file") in skip_files:
             continue  # the client reads that file into the context itself
         kept.append((memory, float(record["score"])))
+    if not kept or kept[0][1] < floor:
+        return []  # nothing new clears the floor: the query is about something memory does not hold
     return kept[:most]
 
 
