@@ -397,3 +397,58 @@ def test_tools_taking_an_id_take_a_unique_prefix_of_8_characters(backend):
             assert "not found" in await refused(s, "get_memory", memory_id=memory_id[:8])
 
     run(main)
+
+
+def test_the_official_plugins_skill_calls_work_as_they_write_them(tmp_path):
+    """mem0's own plugin's skills (remember, search, pin, stats, forget) call the tools with
+    these arguments: each works here as it does on the hosted platform, and a scoped
+    delete_all_memories can be taken back."""
+    env = {"MEM0_USER_ID": "alice", "MEM0_PROJECT_ID": "ledger", "MEM0_EMBEDDER": "none"}
+    scope = {"AND": [{"user_id": "alice"}, {"app_id": "ledger"}]}
+
+    async def main():
+        async with server(**env) as s:
+            added = await ok(
+                s,
+                "add_memory",
+                text="Deploys go through the Helm chart in deploy/helm",
+                user_id="alice",
+                app_id="ledger",
+                metadata={"type": "decision", "branch": "main", "confidence": 1.0, "source": "remember_command"},
+                infer=False,
+            )
+            event = added["event_id"]
+            status = await ok(s, "get_event_status", event_id=event)
+            assert status["status"] == "SUCCEEDED"
+            pinned = await ok(
+                s,
+                "add_memory",
+                text="Never run kubectl apply by hand",
+                user_id="alice",
+                app_id="ledger",
+                metadata={"pinned": True, "type": "decision", "confidence": 1.0},
+                infer=False,
+            )
+            found = await ok(s, "search_memories", query="how do we deploy?", filters=scope, top_k=5, rerank=True)
+            assert found["results"][0]["memory"].startswith("Deploys go through the Helm chart")
+            week = {"AND": [*scope["AND"], {"created_at": {"gte": "2020-01-01"}}]}
+            recent = await ok(s, "search_memories", query="deploy decisions made this week", filters=week, top_k=20)
+            assert [m["memory"] for m in recent["results"]][:1] == ["Deploys go through the Helm chart in deploy/helm"]
+            listed = await ok(s, "get_memories", filters=scope, page_size=100)
+            assert {m["memory"] for m in listed["results"]} >= {"Never run kubectl apply by hand"}
+            await ok(s, "update_memory", memory_id=pinned["event_id"], text="Never run kubectl apply by hand (pinned)")
+            entities = await ok(s, "list_entities")
+            assert any(e.get("id") == "alice" or e.get("name") == "alice" for e in entities["results"])
+            gone = await ok(s, "delete_all_memories", user_id="alice", app_id="ledger")
+            assert gone["count"] == 2 and "restore" in gone
+            assert (await ok(s, "get_memories", filters=scope, page_size=100))["results"] == []
+        return event
+
+    event = run(main)
+    restored = subprocess.run(
+        [command_path("mem0-memories"), "restore", event],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+    )
+    assert restored.returncode == 0, restored.stderr

@@ -328,7 +328,9 @@ def build_server(resources: Resources) -> MCPServer:
         }
 
     @_tool_errors
-    def get_event_status(event_id: Annotated[str, Field(description="The event_id add_memory answered.")]) -> dict:
+    def get_event_status(
+        event_id: Annotated[str, Field(description="The event_id add_memory answered.")],
+    ) -> dict[str, Any]:
         return operations.event_status(resources.caller(), event_id)
 
     @_tool_errors
