@@ -5,7 +5,7 @@ Its scope is what the Store line counts and what dream fetches: the project's ac
 superseded memories (`scanned`). Duplicates, stale memories and contradictions are not a
 second opinion: they are dream's own plan for those memories (`dream.analysis.analyse`,
 with the same policy and, when given, the same vectors), so `--deep` finds exactly what
-`mem0-dream --plan` would propose (README, "health"):
+`mem0-dream --plan` would propose (docs/health.md):
 
 * **Duplicates** — the plan's merges (a group of memories dream folds into one), counted
   in merges as dream's `Proposed:` line counts them.

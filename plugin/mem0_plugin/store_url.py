@@ -1,4 +1,4 @@
-"""Store URLs: the one parser of `--store` / `MEM0_STORE` (README, "Where memories are stored").
+"""Store URLs: the one parser of `--store` / `MEM0_STORE` (docs/identity.md, "Store URLs").
 
 * ``sqlite:///relative/path`` — three slashes: a path relative to the process's working
   directory (SQLAlchemy's convention; `--cwd` chooses the project, not the store);

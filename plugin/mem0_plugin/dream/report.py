@@ -15,7 +15,7 @@ Details (docs/dream.md, "Step 4: report"):
   may turn into a pattern, ``  [mem0:<a>] + [mem0:<b>] + [mem0:<c>] — <type>, <N> observations``
   with each source's text under it (``      1: "<text, first 100 chars>"``); once a judge wrote
   the pattern (``--apply`` without ``--yes``), ``  [mem0:<a>] + … → "<pattern, first 100 chars>"``.
-  The ``Proposed:`` line does not count them (README, "Decisions").
+  The ``Proposed:`` line does not count them (docs/decisions.md).
 * With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
 * Counts are plain numbers, even for one item ("1 merges").
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
@@ -171,7 +171,7 @@ def conflict_prompt(index: int, total: int, conflict: ConflictAction) -> str:
 
 def summary_line(merged: int, pruned: int, resolved: int, skipped: int, synthesized: int = 0) -> str:
     """The summary; ``, synthesized: <N>`` is appended only when the run synthesized something
-    (README, "Decisions")."""
+    (docs/decisions.md)."""
     line = f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
     return f"{line}, synthesized: {synthesized}" if synthesized else line
 
@@ -180,7 +180,7 @@ def auto_summary_line(
     project: str, merged: int, pruned: int, conflicts_skipped: int, superseded: int = 0, synthesized: int = 0
 ) -> str:
     """The --auto line; ``  superseded=<N>`` and ``  synthesized=<N>`` are appended only when the
-    run superseded or synthesized something (README, "Decisions")."""
+    run superseded or synthesized something (docs/decisions.md)."""
     line = (
         f"[mem0-dream --auto] project={printable(project)}  merged={merged}  pruned={pruned}  "
         f"conflicts_skipped={conflicts_skipped}"

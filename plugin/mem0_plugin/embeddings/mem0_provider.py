@@ -4,7 +4,7 @@ made by `mem0ai`'s own `EmbedderFactory` from the `embedder:` section of config.
 mem0 is imported on the first `embed` call only (it is slow to import), and whatever the
 provider raises then (a missing package, a refused connection, a bad key) becomes
 `EmbedderUnavailable`: everything goes on lexically. `mem0ai` itself is the optional extra
-``mem0`` (README, "Decisions"): without it the reason says how to install it.
+``mem0`` (docs/decisions.md): without it the reason says how to install it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ store makes, with the SDK's errors turned into ours and every request retried by
 mem0ai is the optional extra ``mem0`` (``pip install 'mem0-dream-plugin[mem0]'``); it is
 imported when a ``mem0://`` store opens, never before. Its usage telemetry is off unless
 ``MEM0_TELEMETRY`` says otherwise, and the small file it keeps (``config.json``) goes to
-``<MEM0_HOME>/cache/mem0ai`` unless ``MEM0_DIR`` says otherwise (README, "Decisions").
+``<MEM0_HOME>/cache/mem0ai`` unless ``MEM0_DIR`` says otherwise (docs/decisions.md).
 """
 
 from __future__ import annotations
