@@ -322,7 +322,7 @@ def test_names_app_id_is_reported(seeded):
 
 
 def test_the_readme_filter_examples(run_cli, tmp_path):
-    """README, "Filters, memory types and mem0.md": a metadata field is reached through
+    """docs/reads.md, "Filters": a metadata field is reached through
     `metadata`; a bare `type` key is refused with the list of known keys."""
     project = ["--project-id", "readme"]
     for text, kind in [

@@ -15,19 +15,9 @@ import pytest
 from conftest import BIN
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from test_mcp_server import TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {
-    "add_memory",
-    "search_memories",
-    "get_memories",
-    "get_memory",
-    "update_memory",
-    "delete_memory",
-    "delete_all_memories",
-    "get_event_status",
-    "list_entities",
-}
 
 
 def expand(value: str, variables: dict[str, str]) -> str:

@@ -12,6 +12,7 @@ from mem0_plugin.mem0_config import (
     load_retention_policies,
     parse_categories,
     parse_identity,
+    parse_instructions,
     parse_retention,
 )
 
@@ -189,9 +190,10 @@ def test_script_exposes_the_three_functions(tmp_path):
     assert json.loads(done.stdout) == [{"a": 2}, str(tmp_path / "mem0.md"), {"b": None}]
 
 
-def test_the_readme_example_parses_as_it_says():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("**`mem0.md`**", 1)[1].split("```markdown\n", 1)[1].split("```", 1)[0]
+def test_the_documented_example_parses_as_it_says():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "identity.md").read_text(encoding="utf-8")
+    example = page.split("## `mem0.md`", 1)[1].split("```markdown\n", 1)[1].split("```", 1)[0]
     assert parse_identity(example) == "acme-api"
     assert parse_retention(example) == {"session_state": 30, "compact_summary": 90, "decision": None}
-    assert parse_categories(example) == ["payments_rules", "vendor_contacts"]
+    assert parse_categories(example) == ["deployment_notes", "incident_review"]
+    assert parse_instructions(example).startswith("Remember architecture decisions")

@@ -77,45 +77,43 @@ STATISTICS_BACKFILL = f"""
             sum(CASE WHEN terms = '' THEN 0 ELSE length(terms) - length(replace(terms, ' ', '')) + 1 END)
         FROM memories GROUP BY 1, 2;
 """
-STATISTICS_TRIGGERS = f"""
-    CREATE TRIGGER bm25_insert AFTER INSERT ON memories BEGIN
+
+
+def _counted(row: str) -> str:
+    """The statements that count the terms of `row` (new or old) into the statistics."""
+    return f"""
         INSERT INTO term_counts (user_id, app_key, term, n)
-            SELECT new.user_id, {_APP_KEY.format(row="new")}, value, 1
-            FROM json_each({_TERM_ARRAY.format(terms="new.terms")}) WHERE value <> ''
+            SELECT {row}.user_id, {_APP_KEY.format(row=row)}, value, 1
+            FROM json_each({_TERM_ARRAY.format(terms=row + ".terms")}) WHERE value <> ''
             ON CONFLICT (user_id, app_key, term) DO UPDATE SET n = n + 1;
         INSERT INTO scope_sizes (user_id, app_key, docs, terms)
-            VALUES (new.user_id, {_APP_KEY.format(row="new")}, 1,
-                    CASE WHEN new.terms = '' THEN 0 ELSE length(new.terms) - length(replace(new.terms, ' ', '')) + 1 END)
-            ON CONFLICT (user_id, app_key) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms;
-    END;
-    CREATE TRIGGER bm25_delete AFTER DELETE ON memories BEGIN
-        UPDATE term_counts SET n = n - 1 WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")}
-            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
-        DELETE FROM term_counts WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND n <= 0
-            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
+            VALUES ({row}.user_id, {_APP_KEY.format(row=row)}, 1,
+                    CASE WHEN {row}.terms = '' THEN 0 ELSE length({row}.terms) - length(replace({row}.terms, ' ', '')) + 1 END)
+            ON CONFLICT (user_id, app_key) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms;"""
+
+
+def _uncounted(row: str) -> str:
+    """The statements that take the terms of `row` out of the statistics."""
+    scope = f"user_id = {row}.user_id AND app_key = {_APP_KEY.format(row=row)}"
+    terms = f"(SELECT value FROM json_each({_TERM_ARRAY.format(terms=row + '.terms')}))"
+    return f"""
+        UPDATE term_counts SET n = n - 1 WHERE {scope}
+            AND term IN {terms};
+        DELETE FROM term_counts WHERE {scope} AND n <= 0
+            AND term IN {terms};
         UPDATE scope_sizes SET docs = docs - 1, terms = terms -
-            (CASE WHEN old.terms = '' THEN 0 ELSE length(old.terms) - length(replace(old.terms, ' ', '')) + 1 END)
-            WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")};
-        DELETE FROM scope_sizes WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND docs <= 0;
+            (CASE WHEN {row}.terms = '' THEN 0 ELSE length({row}.terms) - length(replace({row}.terms, ' ', '')) + 1 END)
+            WHERE {scope};
+        DELETE FROM scope_sizes WHERE {scope} AND docs <= 0;"""
+
+
+STATISTICS_TRIGGERS = f"""
+    CREATE TRIGGER bm25_insert AFTER INSERT ON memories BEGIN{_counted("new")}
+    END;
+    CREATE TRIGGER bm25_delete AFTER DELETE ON memories BEGIN{_uncounted("old")}
     END;
     CREATE TRIGGER bm25_update AFTER UPDATE OF terms, user_id, app_id ON memories
-        WHEN new.terms IS NOT old.terms OR new.user_id IS NOT old.user_id OR new.app_id IS NOT old.app_id BEGIN
-        UPDATE term_counts SET n = n - 1 WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")}
-            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
-        DELETE FROM term_counts WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND n <= 0
-            AND term IN (SELECT value FROM json_each({_TERM_ARRAY.format(terms="old.terms")}));
-        UPDATE scope_sizes SET docs = docs - 1, terms = terms -
-            (CASE WHEN old.terms = '' THEN 0 ELSE length(old.terms) - length(replace(old.terms, ' ', '')) + 1 END)
-            WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")};
-        DELETE FROM scope_sizes WHERE user_id = old.user_id AND app_key = {_APP_KEY.format(row="old")} AND docs <= 0;
-        INSERT INTO term_counts (user_id, app_key, term, n)
-            SELECT new.user_id, {_APP_KEY.format(row="new")}, value, 1
-            FROM json_each({_TERM_ARRAY.format(terms="new.terms")}) WHERE value <> ''
-            ON CONFLICT (user_id, app_key, term) DO UPDATE SET n = n + 1;
-        INSERT INTO scope_sizes (user_id, app_key, docs, terms)
-            VALUES (new.user_id, {_APP_KEY.format(row="new")}, 1,
-                    CASE WHEN new.terms = '' THEN 0 ELSE length(new.terms) - length(replace(new.terms, ' ', '')) + 1 END)
-            ON CONFLICT (user_id, app_key) DO UPDATE SET docs = docs + 1, terms = terms + excluded.terms;
+        WHEN new.terms IS NOT old.terms OR new.user_id IS NOT old.user_id OR new.app_id IS NOT old.app_id BEGIN{_uncounted("old")}{_counted("new")}
     END;
 """
 
