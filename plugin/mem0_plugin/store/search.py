@@ -34,7 +34,13 @@ from .bm25 import K1, B, Bm25Query
 
 SEARCH_BUDGET = 8_000
 FIRST_BATCH = 24  # candidates read from `memories` at first (then 4x as many each time)
-FIRST_LIMIT = 256  # candidates ranked at first (ranking all costs about the same)
+# Candidates ranked at first: about one per 16 postings of the selected terms, from 32 to 256.
+# Ranking costs the SQL statement (grows with the postings) and a score in Python per candidate
+# (grows with the limit): few postings, a short list; many, a long one, so that the statement
+# rarely runs twice.
+FIRST_LIMIT = 256
+MIN_FIRST_LIMIT = 32
+POSTINGS_PER_CANDIDATE = 16
 MAX_BATCH = 512
 MAX_RANKED_TERMS = 200  # more distinct query words than this: candidates are read unranked
 SLACK = 1e-6  # SQL's float order and Python's rounded score may differ by this much
@@ -133,7 +139,11 @@ def walk_candidates(
             for start in range(0, len(rowids), MAX_BATCH):
                 read(rowids[start : start + MAX_BATCH])
         else:
-            walk_ranked(partial(ranked_candidates, query, bm25, selected, rest), read, kth_score, threshold)
+            postings = sum(frequencies[t] for t in selected)
+            first = min(FIRST_LIMIT, max(MIN_FIRST_LIMIT, postings // POSTINGS_PER_CANDIDATE))
+            walk_ranked(
+                partial(ranked_candidates, query, bm25, selected, rest), read, kth_score, threshold, first_limit=first
+            )
         if not rest:
             return
         missed = bm25.best_without(selected)
@@ -149,10 +159,11 @@ def walk_ranked(
     kth_score: Callable[[], float | None],
     threshold: float | None,
     first_batch: int = FIRST_BATCH,
+    first_limit: int = FIRST_LIMIT,
 ) -> bool:
     """Read ranked candidates in order (`rank(limit)`: the best `limit` as (rowid, score), best
     first, ties in a fixed order); True when the walk stopped early (the rest cannot win)."""
-    limit, position, batch = FIRST_LIMIT, 0, first_batch
+    limit, position, batch = first_limit, 0, first_batch
     ranked = rank(limit)
     while True:
         if position >= len(ranked):
