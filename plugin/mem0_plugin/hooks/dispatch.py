@@ -79,9 +79,9 @@ class Hooks:
             return ""
         identity = self.identity(event.cwd)
         settings = hook_settings(identity.home, self.env)
+        if event.kind is Kind.START:  # reads no vector: it does not wait for the model to load
+            return self._start(event, self.caller(identity, model=False), settings)
         caller = self.caller(identity)
-        if event.kind is Kind.START:
-            return self._start(event, caller, settings)
         if event.kind is Kind.PROMPT and settings.on("prompt"):
             return self._shown(
                 event,
@@ -105,7 +105,10 @@ class Hooks:
         if event.source in ("compact", "clear"):
             self.forget_session(event.session_id)  # what it was shown is gone from its context
         if settings.on("bootstrap") and event.source in ("startup", "clear"):
-            bootstrap.import_files(caller)
+            if self.background:  # the recall service answers first and imports after
+                threading.Thread(target=self._import_files, args=(caller.identity,), daemon=True).start()
+            else:
+                bootstrap.import_files(self.caller(caller.identity))
         if not settings.on("session_start"):
             return ""
         found = opening.gather(
@@ -117,6 +120,12 @@ class Hooks:
         text = opening.render(found)
         self.seen(event).update(memory.id for memory in found.memories)
         return text
+
+    def _import_files(self, identity: Identity) -> None:
+        try:
+            bootstrap.import_files(self.caller(identity))
+        except Exception as exc:
+            write_line(self.home, "bootstrap", f"{type(exc).__name__}: {exc}")
 
     def _shown(self, event: Event, found: recall.Recalled) -> str:
         self.seen(event).update(memory.id for memory, _ in found.memories)
@@ -136,12 +145,16 @@ class Hooks:
             self._identities[folder] = (now, identity)
         return identity
 
-    def caller(self, identity: Identity) -> operations.Caller:
+    def caller(self, identity: Identity, *, model: bool = True) -> operations.Caller:
+        """The caller for `identity`; with `model` False, without the embedder while it is still
+        loading (what reads no vector need not wait for it)."""
         with self._lock:
             store = self._stores.get(identity.store_url)
             if store is None:
                 store = self._stores[identity.store_url] = open_store(identity.store_location)
             semantic = self._semantic.get(identity.home)
+            if semantic is None and not model and identity.home in self._loading:
+                return operations.Caller(store, identity, actor=ACTOR, semantic=None, background=self.background)
             if semantic is None and identity.home in self._loading:
                 semantic = self._semantic[identity.home] = self._loading.pop(identity.home)()
             if semantic is None:
