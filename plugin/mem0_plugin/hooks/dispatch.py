@@ -147,20 +147,28 @@ class Hooks:
 
     def caller(self, identity: Identity, *, model: bool = True) -> operations.Caller:
         """The caller for `identity`; with `model` False, without the embedder while it is still
-        loading (what reads no vector need not wait for it)."""
+        loading (what reads no vector need not wait for it). The wait for a loading model holds
+        no lock: other calls go on meanwhile."""
         with self._lock:
             store = self._stores.get(identity.store_url)
             if store is None:
                 store = self._stores[identity.store_url] = open_store(identity.store_location)
             semantic = self._semantic.get(identity.home)
-            if semantic is None and not model and identity.home in self._loading:
+            loading = self._loading.get(identity.home) if semantic is None else None
+        if loading is not None:
+            if not model:
                 return operations.Caller(store, identity, actor=ACTOR, semantic=None, background=self.background)
-            if semantic is None and identity.home in self._loading:
-                semantic = self._semantic[identity.home] = self._loading.pop(identity.home)()
-            if semantic is None:
-                from ..semantic import Semantic
+            loaded = loading()  # waits for the loading thread (any number of callers may)
+            with self._lock:
+                semantic = self._semantic.setdefault(identity.home, loaded)
+                self._loading.pop(identity.home, None)
+        if semantic is None:
+            from ..semantic import Semantic
 
-                semantic = self._semantic[identity.home] = Semantic.from_home(identity.home, quiet=True)
+            with self._lock:
+                semantic = self._semantic.get(identity.home)
+                if semantic is None:
+                    semantic = self._semantic[identity.home] = Semantic.from_home(identity.home, quiet=True)
         return operations.Caller(store, identity, actor=ACTOR, semantic=semantic, background=self.background)
 
     def adopt(self, home: Path, loading: Callable[[], Semantic]) -> None:
