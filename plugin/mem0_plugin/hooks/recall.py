@@ -24,6 +24,10 @@ FILE_MOST = 3
 FLOOR = 0.22
 LEXICAL_FLOOR = 0.14
 COMPANION_SHARE = 0.5
+# The default model reads English: a query in Cyrillic, Chinese or Japanese script meets its
+# answer at lower cosines, so its floor is lower (chosen as FLOOR was; docs/hooks.md).
+OTHER_SCRIPT_FLOOR = 0.18
+_OTHER_SCRIPT = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 QUERY_HEAD, QUERY_TAIL = 700, 300  # a long prompt is searched by its beginning and its end
 ITEM_CHARS = 300
 BOOTSTRAP_SOURCE = "mem0-bootstrap"
@@ -103,7 +107,10 @@ def _search(
 ) -> list[tuple[Memory, float]]:
     if floor is None:
         semantic = caller.semantic
-        floor = FLOOR if semantic is not None and semantic.available() else LEXICAL_FLOOR
+        if semantic is None or not semantic.available():
+            floor = LEXICAL_FLOOR
+        else:
+            floor = OTHER_SCRIPT_FLOOR if _OTHER_SCRIPT.search(query) else FLOOR
     conditions: list[dict] = [
         {"app_id": caller.identity.project_id},
         {"metadata": {"source": {"ne": REMINDER_SOURCE}}},
