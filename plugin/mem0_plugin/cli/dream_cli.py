@@ -59,7 +59,9 @@ def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: App
     for note in outcome.stale:
         term.line(f"Not applied — {printable(note)}")
     term.line(
-        report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized)
+        report.summary_line(
+            outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized, outcome.superseded
+        )
     )
     return 0
 
@@ -75,7 +77,8 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
         return 0
     from ..dream.interactive import confirm  # (the commands import what they alone use: --auto starts faster)
 
-    term.report(report.report_pieces(plan), ends_with_prompt=not plan.conflicts)
+    asking = not plan.conflicts  # with conflicts, they are asked first and Apply? last
+    term.report(report.report_pieces(plan, asking=asking), ends_with_prompt=asking)
     decision = confirm(plan, term.read_line, term.write)
     if not decision.apply:
         term.line(report.CANCELLED)
@@ -356,7 +359,11 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument(
         "--auto", action="store_true", help="unattended (cron): apply merges, supersedes and prunes, skip conflicts"
     )
-    modes.add_argument("--plan", action="store_true", help="steps 1-3 only: print the report (or the plan with --json)")
+    modes.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the report of what would change and write nothing (the plan as JSON with --json)",
+    )
     modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
     modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")
     modes.add_argument("--runs", action="store_true", help="list the project's applied runs, newest first")
