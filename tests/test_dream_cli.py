@@ -799,6 +799,25 @@ def test_reminder_alone_is_not_a_proposal(dream, seed, run_cli):
     assert ok(dream("--plan")) == NO_PROPOSALS + "\n"
 
 
+def test_the_reminder_is_left_out_of_searches_unless_asked_for(dream, base, run_cli):
+    """The --auto reminder is a note for the person, not an answer: a search does not return it,
+    whatever the query; a list does, and so does a search that asks for its source."""
+    ok(dream("--auto"))
+    [reminder] = active_reminders(export(run_cli))
+
+    def found(*args: str) -> list[str]:
+        return [r["id"] for r in json.loads(ok(run_cli("mem0-memories", "search", *args, "--json")))["results"]]
+
+    assert reminder["id"] not in found("mem0-dream detected contradictions requiring manual review")
+    assert reminder["id"] not in found("Redis session caching")
+    assert REDIS_USE in found("Redis session caching")
+    assert found("manual review", "--filters", json.dumps({"metadata": {"source": REMINDER_SOURCE}})) == [
+        reminder["id"]
+    ]
+    listed = json.loads(ok(run_cli("mem0-memories", "list", "--json")))["results"]
+    assert reminder["id"] in {r["id"] for r in listed}
+
+
 HOLD_LOCK = r"""
 import sys, time
 from mem0_plugin.dream.autolock import auto_lock, lock_path_from_env
