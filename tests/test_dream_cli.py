@@ -744,8 +744,26 @@ def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(backend, dream, 
 def test_interactive_run_that_skips_keeps_the_reminder(dream, base, run_cli):
     ok(dream("--auto"))
     [reminder] = active_reminders(export(run_cli))
+    assert reminder["memory"] == reminder_text(2)
     assert ok(dream(input="a\nskip\ny\n")).endswith(summary(0, 0, 1, 1) + "\n")
-    assert [r["id"] for r in active_reminders(export(run_cli))] == [reminder["id"]]
+    # the same reminder, counting the one conflict the run left
+    assert [(r["id"], r["memory"]) for r in active_reminders(export(run_cli))] == [(reminder["id"], reminder_text(1))]
+    runs = json.loads(ok(dream("--runs", "--json")))
+    assert [(r["mode"], r["resolved"], r["reminder"]) for r in runs] == [("interactive", 1, 1), ("auto", 0, 2)]
+
+
+def test_a_run_that_only_writes_the_reminder_is_listed(dream, seed, run_cli):
+    """--auto that finds only a conflict writes only the reminder: --runs lists it, with the count
+    it left; a run that changes nothing (the same count again) is not recorded."""
+    seed([r for r in BASE if r["id"] in (ECS, VERCEL)])
+    assert ok(dream("--auto")) == auto_summary(0, 0, 1) + "\n"
+    [run] = json.loads(ok(dream("--runs", "--json")))
+    assert (run["mode"], run["merged"], run["resolved"], run["reminder"]) == ("auto", 0, 0, 1)
+    assert ok(dream("--runs")).endswith("  not_applied=0  reminder=1  done\n")
+    ok(dream("--auto"))
+    assert len(json.loads(ok(dream("--runs", "--json")))) == 1
+    assert ok(dream(input="a\ny\n")).endswith(summary(0, 0, 1, 0) + "\n")  # settled: the reminder retired
+    assert [r["reminder"] for r in json.loads(ok(dream("--runs", "--json")))] == [0, 1]
 
 
 def test_a_settled_conflict_that_could_not_be_applied_keeps_the_reminder(dream, base, run_cli, tmp_path):

@@ -25,7 +25,6 @@ from ..dream.pair_file import memo_path, read_memo, write_memo
 from ..dream.pair_memo import PairMemo
 from ..dream.pipeline import embed_written, make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
-from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.synthesis import observation_dates
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
@@ -53,9 +52,7 @@ def _recover(store: SqliteStore, identity: Identity) -> None:
         )
 
 
-def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: ApplyOutcome) -> int:
-    if not outcome.conflicts_left:
-        retire_reminders(store, identity)
+def _finish(term: Terminal, outcome: ApplyOutcome) -> int:
     for note in outcome.stale:
         term.line(f"Not applied — {printable(note)}")
     term.line(
@@ -72,7 +69,7 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
         term.line(report.no_memories_message(identity.project_id))
         return 0
     if plan.is_empty:
-        retire_reminders(store, identity)
+        apply_plan(store, identity, plan, {}, mode="interactive")  # retires the --auto reminder, if any
         term.line(report.NO_PROPOSALS)
         return 0
     from ..dream.interactive import confirm  # (the commands import what they alone use: --auto starts faster)
@@ -83,7 +80,7 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
     if not decision.apply:
         term.line(report.CANCELLED)
         return 0
-    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions, mode="interactive"))
+    return _finish(term, apply_plan(store, identity, plan, decision.resolutions, mode="interactive"))
 
 
 def cmd_interactive(args, identity: Identity) -> int:
@@ -208,7 +205,7 @@ def cmd_apply(args, identity: Identity) -> int:
             if not ask_apply(term.read_line, term.write, prompt=False):
                 term.line(report.CANCELLED)
                 return 0
-        return _finish(term, store, identity, apply_plan(store, identity, plan, resolutions, mode="apply"))
+        return _finish(term, apply_plan(store, identity, plan, resolutions, mode="apply"))
 
 
 def cmd_auto(args, identity: Identity) -> int:
@@ -243,15 +240,11 @@ def _auto_run(args, identity: Identity) -> int:
             return 0
         if judge is not None and plan.candidates:
             plan = _judged_plan(store, identity, prepared, judge, _now(args))
-        outcome = apply_plan(store, identity, plan, {}, mode="auto")
+        outcome = apply_plan(store, identity, plan, {}, mode="auto")  # and leaves the reminder of the conflicts
         store_new_features(store, prepared)  # so the next night need not read these texts again
         embed_written(store, identity, semantic, outcome.written)  # nor embed them
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
-        if plan.conflicts:
-            leave_reminder(store, identity, len(plan.conflicts))
-        else:
-            retire_reminders(store, identity)
     line = report.auto_summary_line(
         identity.project_id,
         outcome.merged,

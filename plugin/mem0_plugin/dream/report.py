@@ -234,6 +234,14 @@ def reminder_text(count: int) -> str:
     return f"{_REMINDER_HEAD}{count}{_REMINDER_TAIL}"
 
 
+def reminder_count(text: str) -> int:
+    """The count a reminder's text gives (`reminder_text`); 1 when it gives none (a reminder
+    another tool wrote)."""
+    head, _, rest = text.partition(_REMINDER_HEAD)
+    digits = rest.split(" ", 1)[0] if not head else ""
+    return int(digits) if digits.isascii() and digits.isdigit() else 1
+
+
 def is_reminder_text(text: str) -> bool:
     """Whether `text` is the reminder's (`reminder_text`), for any count."""
     if not (text.startswith(_REMINDER_HEAD) and text.endswith(_REMINDER_TAIL)):

@@ -902,6 +902,13 @@ class SqliteStore:
             )
         ]
 
+    def journal_plan(self, run_id: str) -> tuple[str, str]:
+        """(plan JSON, resolutions JSON) of a recorded dream run."""
+        rows = self._query("SELECT plan, resolutions FROM dream_runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            raise NotFoundError(f"no dream run {run_id}")
+        return rows[0][0], rows[0][1]
+
     def journal_steps(self, run_id: str) -> dict[int, str]:
         return dict(self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,)))
 
