@@ -118,6 +118,15 @@ def auto_summary(merged: int, pruned: int, skipped: int, project: str = PROJECT)
 
 
 def reminder_text(count: int) -> str:
+    noun, them = ("contradiction", "it") if count == 1 else ("contradictions", "them")
+    return (
+        f"mem0-dream detected {count} {noun} requiring manual review. "
+        f"Run /mem0:dream (or mem0-dream in a terminal) to resolve {them} interactively."
+    )
+
+
+def earlier_reminder_text(count: int) -> str:
+    """The reminder as earlier versions, and the dream skill's fallback, write it."""
     return (
         f"mem0-dream detected {count} contradiction(s) requiring manual review. "
         "Run /mem0:dream to resolve them interactively."

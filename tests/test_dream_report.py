@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 import pytest
-from dream_support import ANSI
+from dream_support import ANSI, earlier_reminder_text
 from mem0_plugin.cli.terminal import Terminal
 from mem0_plugin.dream import report
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
@@ -154,8 +154,15 @@ def test_conflict_prompt():
         ),
         (
             report.reminder_text(3),
-            "mem0-dream detected 3 contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively.",
+            "mem0-dream detected 3 contradictions requiring manual review. "
+            "Run /mem0:dream (or mem0-dream in a terminal) to resolve them interactively.",
         ),
+        (
+            report.reminder_text(1),
+            "mem0-dream detected 1 contradiction requiring manual review. "
+            "Run /mem0:dream (or mem0-dream in a terminal) to resolve it interactively.",
+        ),
+        (report.proposed_line(plan(conflicts=(CONFLICT,))), "Proposed: 0 merges, 0 prunes, 1 conflict. Apply? [Y/n]"),
         (report.AUTO_LOCK_BUSY, "[mem0-dream --auto] Another run in progress — skipping."),
         (report.proposed_line(plan()), "Proposed: 0 merges, 0 prunes, 0 conflicts. Apply? [Y/n]"),
     ],
@@ -210,3 +217,13 @@ def test_piped_the_report_is_its_plain_text():
         report.report_pieces(the_plan), ends_with_prompt=False
     )
     assert shown.getvalue() == report.render_report(the_plan) + "\n"
+
+
+@pytest.mark.parametrize("count", [1, 2, 12])
+def test_the_reminder_is_recognised_in_this_wording_and_the_earlier_one(count):
+    """Reminders an earlier version (or the dream skill's fallback) wrote, `contradiction(s)` and
+    `/mem0:dream` alone, are still the reminder, with their count."""
+    for text in (report.reminder_text(count), earlier_reminder_text(count)):
+        assert report.is_reminder_text(text) and report.reminder_count(text) == count
+    assert not report.is_reminder_text(report.reminder_text(count) + " Also: use Redis.")
+    assert report.reminder_count("Remember to review contradictions") == 1

@@ -469,3 +469,13 @@ def test_import_with_project_id_puts_every_record_into_that_project(backend, mem
         "there (an id is unique in a store; import into another store to copy them)\n"
     )
     assert json.loads(ok(mem("list", "--json", "--project-id", "third")))["count"] == 0
+
+
+def test_stats_counts_agree_in_number_and_name_the_command_to_run(mem):
+    for text in ("Deploy the storefront to ECS", "Deploy the storefront to Vercel"):
+        ok(mem("add", text, "--type", "decision"))
+    out = ok(mem("stats"))
+    assert out.splitlines()[-1] == (
+        "Dream would propose: 0 merges, 0 supersedes, 1 conflict, 0 prunes "
+        "(review it with /mem0:dream, or mem0-dream in a terminal)"
+    )

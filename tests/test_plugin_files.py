@@ -362,7 +362,7 @@ SPEC_STRINGS = {
         "## Memory Quality",
         "Duplicates: <N> · Stale: <N> · Contradictions: <N> · Orphans: <N>",
         "Memory quality: clean.",
-        "Run /mem0:dream to fix.",
+        "Run /mem0:dream (or mem0-dream in a terminal) to fix.",
         "/mem0:dream",
         "--json",
     ],

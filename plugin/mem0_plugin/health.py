@@ -192,7 +192,8 @@ def embedder_check(
         notes.append(
             "The default model is English-only: for other languages set a multilingual one (docs/embeddings.md)."
         )
-    return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded", notes=tuple(notes))
+    counted = f"{embedded}/{total} memories embedded" if total else "no memories to embed yet"
+    return CheckResult(EMBEDDER, True, f"{model} — {counted}", notes=tuple(notes))
 
 
 def write_check(probe: StoreProbe, *, skipped: bool, problem: str | None = None, error: str = "") -> CheckResult:

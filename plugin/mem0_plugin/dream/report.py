@@ -31,6 +31,7 @@ Details (docs/dream.md, "Step 4: report"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..sanitize import printable
@@ -227,23 +228,31 @@ def auto_summary_line(
 
 
 _REMINDER_HEAD = "mem0-dream detected "
-_REMINDER_TAIL = " contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively."
+# the reminder's text for any count, as this version writes it and as earlier ones (and the dream
+# skill's fallback) wrote it: "<N> contradiction(s) ... Run /mem0:dream to resolve them ..."
+_REMINDER = re.compile(
+    r"mem0-dream detected ([0-9]+) contradiction(?:s|\(s\))? requiring manual review\. "
+    r"Run /mem0:dream (?:\(or mem0-dream in a terminal\) )?to resolve (?:it|them) interactively\."
+)
 
 
 def reminder_text(count: int) -> str:
-    return f"{_REMINDER_HEAD}{count}{_REMINDER_TAIL}"
+    """``mem0-dream detected 1 contradiction requiring manual review. Run /mem0:dream (or
+    mem0-dream in a terminal) to resolve it interactively.`` (``2 contradictions``, ``them``)."""
+    noun, them = ("contradiction", "it") if count == 1 else ("contradictions", "them")
+    return (
+        f"{_REMINDER_HEAD}{count} {noun} requiring manual review. "
+        f"Run /mem0:dream (or mem0-dream in a terminal) to resolve {them} interactively."
+    )
 
 
 def reminder_count(text: str) -> int:
     """The count a reminder's text gives (`reminder_text`); 1 when it gives none (a reminder
     another tool wrote)."""
-    head, _, rest = text.partition(_REMINDER_HEAD)
-    digits = rest.split(" ", 1)[0] if not head else ""
-    return int(digits) if digits.isascii() and digits.isdigit() else 1
+    found = _REMINDER.fullmatch(text)
+    return int(found.group(1)) if found else 1
 
 
 def is_reminder_text(text: str) -> bool:
-    """Whether `text` is the reminder's (`reminder_text`), for any count."""
-    if not (text.startswith(_REMINDER_HEAD) and text.endswith(_REMINDER_TAIL)):
-        return False
-    return text[len(_REMINDER_HEAD) : len(text) - len(_REMINDER_TAIL)].isdigit()
+    """Whether `text` is the reminder's (`reminder_text`, or an earlier wording), for any count."""
+    return _REMINDER.fullmatch(text) is not None
