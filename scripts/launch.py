@@ -180,8 +180,24 @@ def read_json(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def private_dir(path: Path) -> None:
+    """Create `path` and each missing folder above it 0700, whatever the umask ($MEM0_HOME holds
+    the memories; an existing folder keeps its mode)."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(str(folder), 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(str(folder), 0o700)
+
+
 def write_json_atomic(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -279,7 +295,7 @@ class InstallLock:
             return False
 
     def __enter__(self) -> InstallLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.timeout
         waited = False
@@ -488,7 +504,7 @@ def ensure_venv(
     except ValueError:
         raise LaunchError("MEM0_PLUGIN_LOCK_TIMEOUT must be a number of seconds") from None
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
     except OSError as exc:
         raise LaunchError(f"cannot create the data dir {data_dir}: {exc.strerror or exc}") from None
     with InstallLock(data_dir / "install.lock", timeout):
@@ -512,7 +528,7 @@ def install_detached(data_dir: Path, reinstall: bool) -> None:
     virtualenv ready instead of starting the install over.
     """
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
     except OSError as exc:
         raise LaunchError(f"cannot create the data dir {data_dir}: {exc.strerror or exc}") from None
     log_path = data_dir / "install.log"
@@ -527,7 +543,7 @@ def install_detached(data_dir: Path, reinstall: bool) -> None:
     else:
         flags = {"start_new_session": True}
     log(f"installing the plugin's Python environment; progress in {log_path}")
-    with open(log_path, "ab") as out:
+    with os.fdopen(os.open(str(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as out:
         try:
             child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, **flags)
         except OSError as exc:

@@ -38,6 +38,7 @@ CORE = frozenset(
         "importer",
         "ids",
         "wording",
+        "private_files",  # how the store, the commands and the logs create what they write (no memory logic)
     }
 )
 EDGES = frozenset({"cli", "server", "web"})

@@ -30,6 +30,7 @@ from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError,
 from ..identity import Identity
 from ..ids import pick
 from ..judges.left_alone import remember, settled_keys
+from ..private_files import open_private
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
@@ -139,7 +140,8 @@ def _write_file(path: str, text: str) -> None:
         raise InvalidInputError(f"cannot write {path or repr(path)}: not a file name")
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        temp.write_text(text, encoding="utf-8")
+        with open_private(temp) as handle:  # the plan holds memories' texts: 0600
+            handle.write(text)
         temp.replace(target)
     except OSError as exc:
         try:

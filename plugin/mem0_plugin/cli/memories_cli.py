@@ -19,6 +19,7 @@ from pathlib import Path
 from .. import operations, transfer
 from ..errors import InvalidInputError, NotFoundError
 from ..jsontext import parse_json_text
+from ..private_files import open_private
 from ..records import Memory
 from ..sanitize import inert_json, printable
 from ..secrets import mask
@@ -196,7 +197,7 @@ def _write_export(args, lines: Iterator[str]) -> int:
         target = Path(args.output)
         temp = target.with_name(target.name + ".partial")
         try:
-            with temp.open("w", encoding="utf-8") as handle:
+            with open_private(temp) as handle:  # a backup holds every text: 0600
                 count = sum(1 for line in lines if handle.write(line + "\n"))
             temp.replace(target)
         except OSError as exc:

@@ -24,6 +24,7 @@ from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..gloss import search_terms
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
+from ..private_files import create_private_file, private_folder
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..timeutil import format_timestamp, utc_now
@@ -215,7 +216,8 @@ class SqliteStore:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 return conn
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)  # a new store and its folder: 0600 / 0700 (its WAL files follow it)
+            create_private_file(self.path)
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
