@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from ..errors import ConfigError, NotFoundError, StoreError
+from ..errors import ConfigError, NotFoundError, ScopeError, StoreError
 from ..records import Memory
 from ..store_url import HostedAddress
 from .platform_records import add_arguments, added_id
@@ -102,8 +102,8 @@ class Platform:
                 raise ConfigError(
                     f"the Mem0 platform at {self.host} refused {what} ({status}): check {API_KEY_ENV}"
                 ) from None
-            if status == 403:  # a valid key, another user (or project) than it may touch
-                raise ConfigError(
+            if status == 403:  # a valid key, another user (or project) than it may touch: exit 4, as mem0-server's 403
+                raise ScopeError(
                     f"the Mem0 platform at {self.host} refused {what} ({status}): the key in {API_KEY_ENV} "
                     f"may not touch this user or project; check {API_KEY_ENV}, --user-id and --project-id"
                 ) from None
