@@ -234,12 +234,26 @@ def cmd_history(args) -> int:
             ]
         )
         return 0
-    for e in entries:
-        shown = _shown(e.after or e.before or {}, args.show_secrets) or {}
-        state = shown.get("lifecycle_state", "")
-        pointer = f" → {shown['replacement_memory_id']}" if shown.get("replacement_memory_id") else ""
-        print(f"{e.at}  {e.event:<9} {e.actor:<10} {state}{pointer}  {printable(shown.get('memory', ''))[:100]}")
+    print("\n".join(history_lines(entries, args.show_secrets)))
     return 0
+
+
+def history_lines(entries: list, show_secrets: bool) -> list[str]:
+    """One line per event: time, event, actor, the state it left (`deleted` when it left no
+    record; a pointer after a merge or supersede) and the text, in columns as wide as their
+    widest value."""
+    rows = []
+    for e in entries:
+        shown = _shown(e.after or e.before or {}, show_secrets) or {}
+        if e.after is None:
+            state = "purged" if e.event == "PURGE" else "deleted"
+        else:
+            state = str(shown.get("lifecycle_state", ""))
+            if shown.get("replacement_memory_id"):
+                state += f" → {shown['replacement_memory_id']}"
+        rows.append((e.at, e.event, e.actor, printable(state), printable(shown.get("memory", ""))[:100]))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return ["  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  " + row[4] for row in rows]
 
 
 def cmd_restore(args) -> int:
