@@ -39,6 +39,7 @@ CORE = frozenset(
         "ids",
         "wording",
         "private_files",  # how the store, the commands and the logs create what they write (no memory logic)
+        "mem0_factories",  # how mem0ai is imported (telemetry off), by the embedder, the judge and the hosted store
     }
 )
 EDGES = frozenset({"cli", "server", "web"})
