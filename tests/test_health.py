@@ -683,3 +683,43 @@ def test_the_embedder_line_of_a_store_without_memories_counts_nothing(counts):
         health_checks.embedder_check("onnx-local/model", None, (1, 3)).detail
         == "onnx-local/model — 1/3 memories embedded"
     )
+
+
+# What codex-cli 0.171.0 wrote to config.toml after `codex plugin marketplace add <dir>`,
+# `codex plugin add mem0@mem0-dream` and `codex mcp add mem0 -- /usr/bin/env mem0-mcp-server`;
+# `codex mcp list` then showed the hand-added server only.
+CODEX_CONFIG = """[marketplaces.mem0-dream]
+source_type = "local"
+source = "/work/codexplug"
+
+[plugins."mem0@mem0-dream"]
+enabled = true
+
+[mcp_servers.mem0]
+command = "/usr/bin/env"
+args = ["mem0-mcp-server"]
+"""
+
+
+@pytest.mark.parametrize(
+    "config, clash",
+    [
+        (CODEX_CONFIG, True),
+        (CODEX_CONFIG.replace("enabled = true", "enabled = false"), False),  # the plugin is off
+        (CODEX_CONFIG.replace("[mcp_servers.mem0]", "[mcp_servers.mem0-hosted]"), False),  # named apart
+        (CODEX_CONFIG.split("[mcp_servers.mem0]")[0], False),  # the plugin's server alone
+        ("[mcp_servers.mem0]\ncommand = 'npx'\n", False),  # a hand-added server alone
+    ],
+)
+def test_health_says_when_a_codex_server_named_mem0_hides_the_plugins(run_cli, tmp_path, mem0_home, config, clash):
+    codex_home = Path(os.environ["CODEX_HOME"])
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(config, encoding="utf-8")
+    done = health(run_cli, tmp_path)
+    assert done.returncode == 0, done.stdout
+    line = (
+        f"Codex: {codex_home / 'config.toml'} has its own MCP server named mem0 (/usr/bin/env mem0-mcp-server); "
+        "Codex runs it instead of this plugin's"
+    )
+    assert (line in done.stdout.splitlines()) is clash
+    assert ("codex mcp remove mem0" in done.stdout) is clash
