@@ -28,6 +28,7 @@ with today's (minimum cosine, maximum absolute difference).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -41,6 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "plugin"))
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")  # before onnxruntime's import, as the package does
 
 import generate as gen  # noqa: E402
 import onnx  # noqa: E402

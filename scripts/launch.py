@@ -13,7 +13,10 @@ from what the virtualenv's stamp records, it creates `<data dir>/venv` and pip-i
 into it, under a file lock so that simultaneous first starts install once. Then it
 replaces itself with the requested console script, passing the remaining arguments
 through unchanged. For mem0-mcp-server the install runs in a detached process that logs
-to <data dir>/install.log, so it completes even if the agent stops waiting for the server.
+to <data dir>/install.log, so it completes even if the agent stops waiting for the server;
+meanwhile `mcp_standin.py` answers the agent's first messages from `mcp_manifest.json` (an
+agent waits 30 s or so for a server to start, a first install takes longer) and hands the
+connection to the real server once it is installed.
 
 Standard output belongs to the command (for mem0-mcp-server it is the MCP protocol):
 the launcher and pip write only to standard error, and pip never reads standard input.
@@ -180,8 +183,24 @@ def read_json(path: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def private_dir(path: Path) -> None:
+    """Create `path` and each missing folder above it 0700, whatever the umask ($MEM0_HOME holds
+    the memories; an existing folder keeps its mode)."""
+    missing = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(str(folder), 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(str(folder), 0o700)
+
+
 def write_json_atomic(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -279,7 +298,7 @@ class InstallLock:
             return False
 
     def __enter__(self) -> InstallLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.timeout
         waited = False
@@ -470,13 +489,10 @@ def ensure_venv(
     install runs in a separate session (see install_detached), so it finishes even when the
     agent gives up waiting for the MCP server and kills it.
     """
-    if not explicit and not reinstall:
-        shared = pointer_venv(version, fingerprint)
-        if shared is not None:
-            return shared
+    ready = ready_venv(data_dir, explicit, version, reinstall, fingerprint)
+    if ready is not None:
+        return ready
     venv = data_dir / "venv"
-    if not reinstall and venv_ready(venv, version, fingerprint):
-        return venv
     if detach:
         install_detached(data_dir, reinstall)
         if not venv_ready(venv, version, fingerprint):
@@ -488,7 +504,7 @@ def ensure_venv(
     except ValueError:
         raise LaunchError("MEM0_PLUGIN_LOCK_TIMEOUT must be a number of seconds") from None
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
     except OSError as exc:
         raise LaunchError(f"cannot create the data dir {data_dir}: {exc.strerror or exc}") from None
     with InstallLock(data_dir / "install.lock", timeout):
@@ -503,6 +519,21 @@ def ensure_venv(
     return venv
 
 
+def ready_venv(
+    data_dir: Path, explicit: bool, version: str, reinstall: bool = False, fingerprint: str | None = None
+) -> Path | None:
+    """A virtualenv with this release installed, without installing: the one another run
+    recorded (unless the data dir was chosen explicitly), else the data dir's; None if neither."""
+    if reinstall:
+        return None
+    if not explicit:
+        shared = pointer_venv(version, fingerprint)
+        if shared is not None:
+            return shared
+    venv = data_dir / "venv"
+    return venv if venv_ready(venv, version, fingerprint) else None
+
+
 def install_detached(data_dir: Path, reinstall: bool) -> None:
     """Run `launch.py --setup` in its own session, logging to <data dir>/install.log, and wait.
 
@@ -511,8 +542,23 @@ def install_detached(data_dir: Path, reinstall: bool) -> None:
     The detached installer survives that, so the next start (or a reconnect) finds the
     virtualenv ready instead of starting the install over.
     """
+    child, log_path = start_installer(data_dir, reinstall)
+    code = child.wait()
+    if code != 0:
+        try:
+            tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
+        except OSError:
+            tail = []
+        for line in tail:
+            print(line, file=sys.stderr)
+        raise LaunchError(f"the install failed (exit {code}); full log: {log_path}")
+
+
+def start_installer(data_dir: Path, reinstall: bool) -> tuple[subprocess.Popen, Path]:
+    """`launch.py --setup` started in its own session, logging to <data dir>/install.log (see
+    install_detached); the process and the log's path."""
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(data_dir)
     except OSError as exc:
         raise LaunchError(f"cannot create the data dir {data_dir}: {exc.strerror or exc}") from None
     log_path = data_dir / "install.log"
@@ -527,20 +573,55 @@ def install_detached(data_dir: Path, reinstall: bool) -> None:
     else:
         flags = {"start_new_session": True}
     log(f"installing the plugin's Python environment; progress in {log_path}")
-    with open(log_path, "ab") as out:
+    with os.fdopen(os.open(str(log_path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as out:
         try:
             child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, **flags)
         except OSError as exc:
             raise LaunchError(f"cannot start the installer: {exc.strerror or exc}") from None
-    code = child.wait()
-    if code != 0:
-        try:
-            tail = log_path.read_text(encoding="utf-8", errors="replace").splitlines()[-15:]
-        except OSError:
-            tail = []
-        for line in tail:
-            print(line, file=sys.stderr)
-        raise LaunchError(f"the install failed (exit {code}); full log: {log_path}")
+    return child, log_path
+
+
+def serve_while_installing(
+    data_dir: Path, explicit: bool, version: str, reinstall: bool, fingerprint: str, args: list[str]
+) -> int | None:
+    """The MCP server's first start: the install runs detached while `mcp_standin` answers the
+    agent within its start-up limit, then hands the connection to the real server. None (the
+    caller installs and waits, as for any command) when no stand-in can be used: the manifest is
+    missing, or the server was asked for its --help rather than to serve."""
+    if any(arg in ("-h", "--help") for arg in args):
+        return None
+    here = Path(__file__).resolve().parent
+    try:
+        standin = _sibling("mcp_standin", here)
+    except (ImportError, OSError, SyntaxError):
+        return None
+    manifest = standin.read_manifest(here)
+    if manifest is None:
+        return None
+    installer, log_path = start_installer(data_dir, reinstall)
+    venv = data_dir / "venv"
+    restore_project_cwd()
+    server = [str(script_path(venv, "mem0-mcp-server")), *command_args("mem0-mcp-server", args)]
+
+    def ready() -> bool:
+        if not venv_ready(venv, version, fingerprint):
+            return False
+        record_pointer(venv, version)
+        return True
+
+    return standin.run(manifest, server, installer, ready, log_path)
+
+
+def _sibling(name: str, folder: Path):
+    """A module of the launcher's own folder, by path (the launcher may be loaded by path too)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"mem0_plugin_{name}", str(folder / f"{name}.py"))
+    if spec is None or spec.loader is None:
+        raise ImportError(name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # --- running a command ---------------------------------------------------------------
@@ -657,13 +738,21 @@ def main(argv: list[str] | None = None) -> int:
                 exec_command(on_path, command_args(command, opts["args"]))
         version = read_plugin_version()
         data_dir, explicit = resolve_data_dir(opts["data_dir"])
+        fingerprint = source_fingerprint()
+        if command == "mem0-mcp-server" and not opts["print_venv"]:
+            if ready_venv(data_dir, explicit, version, opts["reinstall"], fingerprint) is None:
+                served = serve_while_installing(
+                    data_dir, explicit, version, opts["reinstall"], fingerprint, opts["args"]
+                )
+                if served is not None:
+                    return served
         venv = ensure_venv(
             data_dir,
             explicit,
             version,
             reinstall=opts["reinstall"],
             detach=command == "mem0-mcp-server",
-            fingerprint=source_fingerprint(),
+            fingerprint=fingerprint,
         )
         if opts["print_venv"]:
             print(venv)

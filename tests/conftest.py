@@ -101,6 +101,9 @@ def mem0_home(tmp_path, monkeypatch) -> Path:
     home = tmp_path / "mem0home"
     monkeypatch.setenv("MEM0_HOME", str(home))
     monkeypatch.setenv("MEM0_DREAM_LOCK", str(tmp_path / "dream_auto.lock"))
+    monkeypatch.setenv(
+        "CODEX_HOME", str(tmp_path / "codex-home")
+    )  # never the user's Codex config (mem0-health reads it)
     monkeypatch.setenv("MEM0_USER_ID", "alice")
     monkeypatch.setenv("MEM0_PROJECT_ID", "acme-api")
     # Lexical unless a test asks for the embedder (tests of meaning delete this: semantic_home)

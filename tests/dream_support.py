@@ -69,7 +69,7 @@ BASE = [
 MERGE_LINE = f'  [mem0:{PG_OLD}] + [mem0:{PG_NEW}] → "Auth DB is PostgreSQL"'
 REDIS_PAIR = f'[mem0:{REDIS_DONT}] vs [mem0:{REDIS_USE}] — "use Redis for session caching" [A/B/skip]'
 DEPLOY_PAIR = f'[mem0:{VERCEL}] vs [mem0:{ECS}] — "Deploy the storefront" [A/B/skip]'
-PRUNE_LINE = f"  [mem0:{SESSION}] — session_state, 182d old"
+PRUNE_LINE = f"  [mem0:{SESSION}] — session_state, 182d old (90-day retention)"
 
 REPORT = "\n".join(
     [
@@ -89,14 +89,18 @@ REPORT = "\n".join(
         "Prune (1):",
         PRUNE_LINE,
         "",
-        "Proposed: 1 merges, 1 prunes, 2 conflicts. Apply? [Y/n]",
+        "Proposed: 1 merge, 1 prune, 2 conflicts.",
     ]
 )
-# --plan asks nothing: its last line ends at the counts (docs/dream.md, "Step 4: report")
-PLAN_REPORT = REPORT.removesuffix(" Apply? [Y/n]")
+# --plan asks nothing, nor does the report before the conflicts are asked: its last line ends at
+# the counts (docs/dream.md, "Step 4: report"); --apply without --yes asks at once
+PLAN_REPORT = REPORT
+APPLY_REPORT = REPORT + " Apply? [Y/n]"
 C1 = f"Conflict 1/2: {REDIS_PAIR}: "
 C2 = f"Conflict 2/2: {DEPLOY_PAIR}: "
 APPLY = "Apply? [Y/n] "
+CONFLICT_HINT = "Answer A to keep A (B is superseded), B to keep B, or skip (or Enter) to leave both.\n"
+APPLY_HINT = "Answer Y (or Enter) to apply, or n to cancel.\n"
 CANCELLED = "Cancelled. No changes made."
 NO_MEMORIES = "No memories found for project acme-api. Nothing to consolidate."
 NO_PROPOSALS = "Dream complete. No duplicate, contradictory, or stale memories found."
@@ -104,8 +108,9 @@ AUTO_BUSY = "[mem0-dream --auto] Another run in progress — skipping."
 REMINDER_SOURCE = "mem0-dream-auto"
 
 
-def summary(merged: int, pruned: int, resolved: int, skipped: int) -> str:
-    return f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+def summary(merged: int, pruned: int, resolved: int, skipped: int, superseded: int = 0) -> str:
+    line = f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+    return f"{line}, superseded: {superseded}" if superseded else line
 
 
 def auto_summary(merged: int, pruned: int, skipped: int, project: str = PROJECT) -> str:
@@ -113,6 +118,15 @@ def auto_summary(merged: int, pruned: int, skipped: int, project: str = PROJECT)
 
 
 def reminder_text(count: int) -> str:
+    noun, them = ("contradiction", "it") if count == 1 else ("contradictions", "them")
+    return (
+        f"mem0-dream detected {count} {noun} requiring manual review. "
+        f"Run /mem0:dream (or mem0-dream in a terminal) to resolve {them} interactively."
+    )
+
+
+def earlier_reminder_text(count: int) -> str:
+    """The reminder as earlier versions, and the dream skill's fallback, write it."""
     return (
         f"mem0-dream detected {count} contradiction(s) requiring manual review. "
         "Run /mem0:dream to resolve them interactively."

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import re
 
 import pytest
+from command_parsers import every_parser
 from conftest import ENTRY_POINTS, entry_point, run_in_process, run_process
 
 
@@ -20,6 +22,15 @@ def test_every_script_starts_and_shows_its_usage(name):
     assert done.stdout.startswith(f"usage: {name}"), done.stdout[:300]
     assert done.stderr == ""
     assert run_in_process(name, "--help").stdout == done.stdout  # the same main(argv) answers
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_help_speaks_of_what_a_user_does_not_of_internal_steps(name):
+    """`--help` of every command and subcommand names no step of dream's pipeline by number
+    ("steps 1-3"): a user knows the modes, not the code's order of work."""
+    for shown, parser in every_parser(name):
+        text = parser.format_help()
+        assert not re.search(r"\bsteps? [0-9]", text, re.IGNORECASE), f"{shown} --help: {text}"
 
 
 def test_entry_points_are_the_mains_of_the_commands():

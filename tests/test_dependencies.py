@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata
+import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -127,3 +130,31 @@ def test_the_default_model_packages_are_read_as_files():
 def test_mem0ai_is_not_a_required_dependency():
     # It pulls openai, qdrant-client, grpcio, SQLAlchemy and posthog into every plugin install.
     assert "mem0ai" not in declared() and "mem0ai" in optional()
+
+
+QUIET_IMPORTS = """
+import json
+from mem0_plugin.embeddings.onnx_local import runtime
+from mem0_plugin.mem0_factories import mem0_factory
+runtime()  # onnxruntime, as the embedder imports it
+mem0_factory("EmbedderFactory", RuntimeError, "test")  # mem0ai, as the embedder, judge and hosted store import it
+import mem0.memory.telemetry as telemetry
+print(json.dumps([telemetry.MEM0_TELEMETRY, telemetry.client_telemetry.posthog is None]))
+"""
+
+
+def test_onnxruntime_and_mem0ai_report_nothing_and_write_only_under_mem0_home(tmp_path):
+    """Imported as the package imports them, with the user's environment silent on the matter:
+    mem0ai's telemetry is off (no PostHog client), onnxruntime writes no device id or database
+    under ~/.cache, and mem0ai's own config.json lands under MEM0_HOME, not in ~/.mem0."""
+    home = tmp_path / "home"
+    home.mkdir()
+    quiet = ("MEM0_TELEMETRY", "MEM0_DIR", "ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME")
+    env = {key: value for key, value in os.environ.items() if key not in quiet}
+    env.update(HOME=str(home), MEM0_HOME=str(tmp_path / "mem0home"))
+    done = subprocess.run([sys.executable, "-c", QUIET_IMPORTS], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [False, True]
+    assert list(home.rglob("*")) == []  # no ~/.cache/Microsoft, no ~/.mem0
+    written = [p.relative_to(tmp_path).as_posix() for p in (tmp_path / "mem0home").rglob("*") if p.is_file()]
+    assert written == ["mem0home/cache/mem0ai/config.json"]

@@ -482,7 +482,11 @@ def test_a_mem0_md_policy_replaces_the_defaults():
 )
 def test_low_confidence_threshold(confidence, pruned):
     plan = run([mem("m", "some generic advice about coding", confidence=confidence, age=40)])
-    expected = (PruneAction(id="m", type="decision", age_days=40, reason="low_confidence"),) if pruned else ()
+    expected = (
+        (PruneAction(id="m", type="decision", age_days=40, reason="low_confidence", confidence=confidence),)
+        if pruned
+        else ()
+    )
     assert plan.prunes == expected
 
 
@@ -514,7 +518,7 @@ def test_low_confidence_prunes_only_generic_text(text, specific):
 
 def test_low_confidence_age_of_an_undated_memory_is_zero():
     plan = run([mem("m", "generic advice", confidence=0.1, created="garbage")])
-    assert plan.prunes == (PruneAction(id="m", type="decision", age_days=0, reason="low_confidence"),)
+    assert plan.prunes == (PruneAction(id="m", type="decision", age_days=0, reason="low_confidence", confidence=0.1),)
 
 
 # --- the plan as a whole --------------------------------------------------------------------

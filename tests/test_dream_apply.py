@@ -286,7 +286,7 @@ def test_two_interactive_runs_apply_the_same_merge_once(backend, run_cli, dream,
         )
         for _ in range(2)
     ]
-    reports = [_read_until(proc, "[Y/n]") for proc in procs]  # both have made their plan before either applies
+    reports = [_read_until(proc, "[A/B/skip]: ") for proc in procs]  # both made their plan before either applies
     results = [proc.communicate("a\na\ny\n", timeout=120) for proc in procs]
     assert [proc.returncode for proc in procs] == [0, 0], results
     outputs = [report + out for report, (out, _) in zip(reports, results)]

@@ -22,12 +22,15 @@ from conftest import command_path
 from dream_support import (
     ANSI,
     APPLY,
+    APPLY_HINT,
+    APPLY_REPORT,
     AUTO_BUSY,
     BASE,
     BRANCH,
     C1,
     C2,
     CANCELLED,
+    CONFLICT_HINT,
     DEPLOY_PAIR,
     ECS,
     MERGE_LINE,
@@ -236,8 +239,19 @@ def _superseded(memories: dict, loser: str, winner: str) -> None:
         ("b\n\nY\n", [C1, C2, APPLY], {REDIS_DONT: REDIS_USE}, (1, 1, 1, 1)),
         ("skip\nSKIP\nyes\n", [C1, C2, APPLY], {}, (1, 1, 0, 2)),
         ("Skip\n a \nYES\n", [C1, C2, APPLY], {ECS: VERCEL}, (1, 1, 1, 1)),
-        ("garbage\nab\nb\n  B  \nYes\n", [C1, C1, C1, C2, APPLY], {REDIS_DONT: REDIS_USE, VERCEL: ECS}, (1, 1, 2, 0)),
-        ("\n\nmaybe\nnope\n\n", [C1, C2, APPLY, APPLY, APPLY], {}, (1, 1, 0, 2)),
+        (
+            "garbage\nab\nb\n  B  \nYes\n",
+            [C1, CONFLICT_HINT, C1, CONFLICT_HINT, C1, C2, APPLY],
+            {REDIS_DONT: REDIS_USE, VERCEL: ECS},
+            (1, 1, 2, 0),
+        ),
+        (
+            "Y\nY\nA\nb\ny\n",
+            [C1, CONFLICT_HINT, C1, CONFLICT_HINT, C1, C2, APPLY],
+            {REDIS_USE: REDIS_DONT, VERCEL: ECS},
+            (1, 1, 2, 0),
+        ),
+        ("\n\nmaybe\nnope\n\n", [C1, C2, APPLY, APPLY_HINT, APPLY, APPLY_HINT, APPLY], {}, (1, 1, 0, 2)),
     ],
 )
 def test_interactive_answers(dream, base, run_cli, answers, prompts, superseded, counts):
@@ -254,6 +268,16 @@ def test_interactive_answers(dream, base, run_cli, answers, prompts, superseded,
         assert after[memory_id]["updated_at"] == original[memory_id]["updated_at"]
 
 
+def test_conflicts_are_asked_first_and_apply_once_at_the_end(dream, base):
+    """The report asks nothing when there are conflicts: each conflict is asked, then Apply? [Y/n]
+    once; a yes typed at a conflict's question is answered with the valid answers."""
+    out = ok(dream(input="y\na\nb\n\n"))
+    report, asked = out.split("\n" + C1, 1)
+    assert report.endswith("\nProposed: 1 merge, 1 prune, 2 conflicts.")
+    assert out.count("Apply?") == 1
+    assert asked == CONFLICT_HINT + C1 + C2 + APPLY + summary(1, 1, 2, 0) + "\n"
+
+
 @pytest.mark.parametrize("no", ["n", "no", "N", "NO", "No", " n "])
 def test_no_cancels_and_changes_nothing(dream, base, run_cli, no):
     before = export_text(run_cli)
@@ -268,7 +292,7 @@ def test_no_cancels_and_changes_nothing(dream, base, run_cli, no):
         ("", C1 + "\n" + C2 + "\n" + APPLY + "\n"),  # end of input everywhere: skip, skip, no
         ("a\n", C1 + C2 + "\n" + APPLY + "\n"),  # end of input at the second conflict
         ("a\nb\n", C1 + C2 + APPLY + "\n"),  # end of input at Apply?: no
-        ("a\nb\nwhat\n", C1 + C2 + APPLY + APPLY + "\n"),  # garbage asks again, then end of input
+        ("a\nb\nwhat\n", C1 + C2 + APPLY + APPLY_HINT + APPLY + "\n"),  # garbage: the hint, again, end of input
     ],
 )
 def test_end_of_input_is_no(dream, base, run_cli, answers, shown):
@@ -287,7 +311,7 @@ NO_CONFLICT_REPORT = "\n".join(
         "Prune (1):",
         PRUNE_LINE,
         "",
-        "Proposed: 1 merges, 1 prunes, 0 conflicts. Apply? [Y/n]",
+        "Proposed: 1 merge, 1 prune, 0 conflicts. Apply? [Y/n]",
     ]
 )
 
@@ -297,7 +321,7 @@ NO_CONFLICT_REPORT = "\n".join(
     [
         ("\n", "", True),
         ("y\n", "", True),
-        ("what\nyes\n", APPLY, True),
+        ("what\nyes\n", APPLY_HINT + APPLY, True),
         ("n\n", "", False),
         ("", "\n", False),
     ],
@@ -323,7 +347,7 @@ def test_only_conflicts(backend, dream, seed):
             '      A: "Deploy the storefront to Vercel"',
             '      B: "Deploy the storefront to ECS"',
             "",
-            "Proposed: 0 merges, 0 prunes, 1 conflicts. Apply? [Y/n]",
+            "Proposed: 0 merges, 0 prunes, 1 conflict.",
         ]
     )
     assert ok(dream(input="b\n\n")) == (
@@ -385,7 +409,7 @@ def test_apply_effects_history_and_restore(backend, dream, base, run_cli):
                 "Prune (1):",
                 PRUNE_LINE,
                 "",
-                "Proposed: 0 merges, 1 prunes, 0 conflicts.",
+                "Proposed: 0 merges, 1 prune, 0 conflicts.",
             ]
         )
         + "\n"
@@ -502,8 +526,8 @@ def test_apply_without_yes_asks(dream, base, run_cli, tmp_path, answer, applied)
     path, _ = _plan(dream, tmp_path)
     before = export_text(run_cli)
     out = ok(dream("--apply", str(path), input=answer))
-    shown = APPLY if answer.startswith("huh") else ("\n" if answer == "" else "")
-    assert out == REPORT + " " + shown + (summary(1, 1, 0, 2) if applied else CANCELLED) + "\n"
+    shown = APPLY_HINT + APPLY if answer.startswith("huh") else ("\n" if answer == "" else "")
+    assert out == APPLY_REPORT + " " + shown + (summary(1, 1, 0, 2) if applied else CANCELLED) + "\n"
     assert (export_text(run_cli) != before) is applied
 
 
@@ -720,8 +744,26 @@ def test_auto_applies_merges_and_prunes_and_leaves_one_reminder(backend, dream, 
 def test_interactive_run_that_skips_keeps_the_reminder(dream, base, run_cli):
     ok(dream("--auto"))
     [reminder] = active_reminders(export(run_cli))
+    assert reminder["memory"] == reminder_text(2)
     assert ok(dream(input="a\nskip\ny\n")).endswith(summary(0, 0, 1, 1) + "\n")
-    assert [r["id"] for r in active_reminders(export(run_cli))] == [reminder["id"]]
+    # the same reminder, counting the one conflict the run left
+    assert [(r["id"], r["memory"]) for r in active_reminders(export(run_cli))] == [(reminder["id"], reminder_text(1))]
+    runs = json.loads(ok(dream("--runs", "--json")))
+    assert [(r["mode"], r["resolved"], r["reminder"]) for r in runs] == [("interactive", 1, 1), ("auto", 0, 2)]
+
+
+def test_a_run_that_only_writes_the_reminder_is_listed(dream, seed, run_cli):
+    """--auto that finds only a conflict writes only the reminder: --runs lists it, with the count
+    it left; a run that changes nothing (the same count again) is not recorded."""
+    seed([r for r in BASE if r["id"] in (ECS, VERCEL)])
+    assert ok(dream("--auto")) == auto_summary(0, 0, 1) + "\n"
+    [run] = json.loads(ok(dream("--runs", "--json")))
+    assert (run["mode"], run["merged"], run["resolved"], run["reminder"]) == ("auto", 0, 0, 1)
+    assert ok(dream("--runs")).endswith("  not_applied=0  reminder=1  done\n")
+    ok(dream("--auto"))
+    assert len(json.loads(ok(dream("--runs", "--json")))) == 1
+    assert ok(dream(input="a\ny\n")).endswith(summary(0, 0, 1, 0) + "\n")  # settled: the reminder retired
+    assert [r["reminder"] for r in json.loads(ok(dream("--runs", "--json")))] == [0, 1]
 
 
 def test_a_settled_conflict_that_could_not_be_applied_keeps_the_reminder(dream, base, run_cli, tmp_path):
@@ -773,6 +815,25 @@ def test_reminder_alone_is_not_a_proposal(dream, seed, run_cli):
         ]
     )
     assert ok(dream("--plan")) == NO_PROPOSALS + "\n"
+
+
+def test_the_reminder_is_left_out_of_searches_unless_asked_for(dream, base, run_cli):
+    """The --auto reminder is a note for the person, not an answer: a search does not return it,
+    whatever the query; a list does, and so does a search that asks for its source."""
+    ok(dream("--auto"))
+    [reminder] = active_reminders(export(run_cli))
+
+    def found(*args: str) -> list[str]:
+        return [r["id"] for r in json.loads(ok(run_cli("mem0-memories", "search", *args, "--json")))["results"]]
+
+    assert reminder["id"] not in found("mem0-dream detected contradictions requiring manual review")
+    assert reminder["id"] not in found("Redis session caching")
+    assert REDIS_USE in found("Redis session caching")
+    assert found("manual review", "--filters", json.dumps({"metadata": {"source": REMINDER_SOURCE}})) == [
+        reminder["id"]
+    ]
+    listed = json.loads(ok(run_cli("mem0-memories", "list", "--json")))["results"]
+    assert reminder["id"] in {r["id"] for r in listed}
 
 
 HOLD_LOCK = r"""
@@ -830,7 +891,7 @@ def test_demo_uses_a_throwaway_store(run_cli, tmp_path, mem0_home):
         r'  \[mem0:[0-9a-f-]{36}\] → \[mem0:[0-9a-f-]{36}\] — "The API dev server now listens on port 3000"',
         lines[lines.index("Supersede (1):") + 1],
     )
-    assert "Proposed: 2 merges, 3 prunes, 1 conflicts. Apply? [Y/n]" in lines
+    assert "Proposed: 2 merges, 3 prunes, 1 conflict." in lines
     # three observations of one habit on different days: a pattern for a judge to write (docs/dream.md, "Synthesis")
     synthesis = lines.index("Synthesize (1):")
     assert re.fullmatch(
@@ -842,12 +903,10 @@ def test_demo_uses_a_throwaway_store(run_cli, tmp_path, mem0_home):
         '      2: "Reproduced the checkout coupon bug with a failing test, then fixed it"',
         '      3: "Before touching the checkout shipping code, wrote a failing test for the bug"',
     ]
-    assert (
-        lines.index("Prune (3):") < synthesis < lines.index("Proposed: 2 merges, 3 prunes, 1 conflicts. Apply? [Y/n]")
-    )
+    assert lines.index("Prune (3):") < synthesis < lines.index("Proposed: 2 merges, 3 prunes, 1 conflict.")
     assert re.search(
         r'Conflict 1/1: \[mem0:[0-9a-f-]{36}\] vs \[mem0:[0-9a-f-]{36}\] — "[^"]+" \[A/B/skip\]: '
-        r"Apply\? \[Y/n\] " + re.escape(summary(2, 3, 1, 0)) + "$",
+        r"Apply\? \[Y/n\] " + re.escape(summary(2, 3, 1, 0, superseded=1)) + "$",
         lines[-1],
     ), lines[-1]
     assert not mem0_home.exists()  # the user's store is not created, let alone touched
@@ -861,7 +920,7 @@ def test_demo_cancel(run_cli, tmp_path, mem0_home):
 
 def test_demo_leaves_an_existing_store_alone(dream, base, run_cli):
     before = export_text(run_cli)
-    assert ok(dream("--demo", input="skip\ny\n")).endswith(summary(2, 3, 0, 1) + "\n")
+    assert ok(dream("--demo", input="skip\ny\n")).endswith(summary(2, 3, 0, 1, superseded=1) + "\n")
     assert export_text(run_cli) == before
 
 
@@ -903,7 +962,7 @@ def test_mem0_md_retention_replaces_the_defaults(dream, seed, project):
     )
     assert _policy(dream) == ({"decision": 30, "session_state": None}, "mem0.md", [(uid(3), 60, "retention")])
     out = ok(dream("--plan"))
-    assert f"  [mem0:{uid(3)}] — decision, 60d old" in out.splitlines()
+    assert f"  [mem0:{uid(3)}] — decision, 60d old (30-day retention)" in out.splitlines()
 
 
 def test_mem0_md_found_from_a_subdirectory_and_with_cwd(dream, seed, project, tmp_path):
@@ -1013,7 +1072,9 @@ def test_invalid_utf8_answers_are_asked_again(base, run_cli, project, io_encodin
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b""
-    assert proc.stdout.decode() == REPORT + "\n" + C1 + C1 + C1 + "\n" + C2 + "\n" + APPLY + "\n" + CANCELLED + "\n"
+    hint = CONFLICT_HINT
+    expected = REPORT + "\n" + C1 + hint + C1 + hint + C1 + "\n" + C2 + "\n" + APPLY + "\n" + CANCELLED + "\n"
+    assert proc.stdout.decode() == expected
     assert export_text(run_cli) == before
 
 
@@ -1104,9 +1165,10 @@ def test_interactive_run_in_a_pseudo_terminal(base, run_cli, project, answers, a
     plain = ANSI.sub("", shown).replace("\r\n", "\n")
     assert "\r" not in plain
     # the same characters as the piped run, plus the echo of what was typed
-    piped_prompts = {True: C1 + C1 + C2 + APPLY + summary(1, 1, 1, 1), False: C1 + C2 + APPLY + APPLY + CANCELLED}[
-        applied
-    ]
+    piped_prompts = {
+        True: C1 + CONFLICT_HINT + C1 + C2 + APPLY + summary(1, 1, 1, 1),
+        False: C1 + C2 + APPLY + APPLY_HINT + APPLY + CANCELLED,
+    }[applied]
     expected = _with_echo(REPORT + "\n" + piped_prompts + "\n", answers)
     assert plain == expected
     after = export_text(run_cli)
@@ -1128,7 +1190,7 @@ def test_pseudo_terminal_demo(run_cli, tmp_path, mem0_home):
     code, shown = run_in_pty([command_path("mem0-dream"), "--demo", "--now", NOW], ["a", "yes"], tmp_path)
     assert code == 0, shown
     plain = ANSI.sub("", shown).replace("\r\n", "\n")
-    assert plain.endswith("Apply? [Y/n] yes\n" + summary(2, 3, 1, 0) + "\n")
+    assert plain.endswith("Apply? [Y/n] yes\n" + summary(2, 3, 1, 0, superseded=1) + "\n")
     assert not mem0_home.exists()
 
 

@@ -118,7 +118,7 @@ def test_a_judge_answers_and_apply_does_exactly_that(dream, seeded, run_cli, tmp
     )
     done = dream("--apply", str(write_plan(tmp_path, judge.judge(plan_of(dream)))), "--yes")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == summary(1, 0, 0, 0)
+    assert done.stdout.strip() == summary(1, 0, 0, 0, superseded=1)
     memories = export(run_cli)
     [merged] = [m for m in memories.values() if m["memory"] == MERGED]
     assert sorted(merged["source_memory_ids"]) == sorted([E2E_OLD, E2E_NEW])

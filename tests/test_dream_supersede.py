@@ -179,7 +179,7 @@ PLAN_REPORT = "\n".join(
         '      A: "Deploy the storefront to Vercel"',
         '      B: "Deploy the storefront to ECS"',
         "",
-        "Proposed: 0 merges, 0 prunes, 1 conflicts.",
+        "Proposed: 0 merges, 0 prunes, 1 conflict.",
     ]
 )
 
@@ -253,14 +253,15 @@ def test_apply_of_a_plan_file_supersedes_unless_a_memory_changed(dream, seeded, 
     assert ok(done).startswith(f"Not applied — supersede {OLD_PORT}+{NEW_PORT}: {NEW_PORT} changed since the plan")
     assert export(run_cli)[OLD_PORT]["lifecycle_state"] == "active"
     ok(dream("--plan", "--json", "-o", str(path)))
-    assert ok(dream("--apply", str(path), "--yes")) == summary(0, 0, 0, 1) + "\n"
+    assert ok(dream("--apply", str(path), "--yes")) == summary(0, 0, 0, 1, superseded=1) + "\n"
     assert export(run_cli)[OLD_PORT]["replacement_memory_id"] == NEW_PORT
 
 
 def test_interactive_run_applies_the_supersede_and_the_user_settles_the_conflict(dream, seeded, run_cli):
     out = ok(dream(input="b\ny\n"))
-    assert out.startswith(PLAN_REPORT.removesuffix(".") + ". Apply? [Y/n]\n")
-    assert out.endswith(summary(0, 0, 1, 0) + "\n")
+    assert out.startswith(PLAN_REPORT + "\nConflict 1/1: ")  # the conflict first, then Apply? once
+    assert out.count("Apply?") == 1
+    assert out.endswith(summary(0, 0, 1, 0, superseded=1) + "\n")  # the supersede applied is counted
     after = export(run_cli)
     assert (after[OLD_PORT]["lifecycle_state"], after[OLD_PORT]["replacement_memory_id"]) == ("superseded", NEW_PORT)
     # B: the older ECS wins; the loser is superseded by it, nothing is deleted

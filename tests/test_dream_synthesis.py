@@ -116,7 +116,7 @@ def test_the_report_shows_the_group_and_counts_it_apart(dream, seed):
         "Synthesize (1):\n"
         f"  [mem0:{TAX}] + [mem0:{COUPON}] + [mem0:{SHIPPING}] — user_preference, 3 observations\n"
         f'      1: "{HABIT[0]}"\n      2: "{HABIT[1]}"\n      3: "{HABIT[2]}"\n\n'
-        "Proposed: 1 merges, 0 prunes, 0 conflicts.\n"
+        "Proposed: 1 merge, 0 prunes, 0 conflicts.\n"
     )
 
 

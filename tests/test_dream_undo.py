@@ -22,12 +22,14 @@ from dream_support import (
     PG_OLD,
     RUFF,
     SESSION,
+    active_reminders,
     dream_made,
     events,
     export,
     export_text,
     make_project,
     record,
+    reminder_text,
     store_file,
     store_url,
     summary,
@@ -90,7 +92,9 @@ def run_line(run: dict, status: str) -> str:
     return (
         f"{run['run_id'][:8]}  {when}  {(run['mode'] or 'unknown'):<11}  merged={run['merged']}  "
         f"superseded={run['superseded']}  pruned={run['pruned']}  resolved={run['resolved']}  "
-        f"synthesized={run['synthesized']}  not_applied={run['not_applied']}  {status}"
+        f"synthesized={run['synthesized']}  not_applied={run['not_applied']}  "
+        + (f"reminder={run['reminder']}  " if run["reminder"] is not None else "")
+        + status
     )
 
 
@@ -155,7 +159,23 @@ def test_interactive_run_resolving_conflicts_is_undone_with_yes(dream, seed, run
     assert (run["mode"], run["merged"], run["pruned"], run["resolved"]) == ("interactive", 1, 1, 2)
     done = ok(dream("--undo", run["run_id"], "--yes"))
     assert done == f"Undo complete — run {run['run_id'][:8]}: restored: 5, retired: 1, left alone: 0\n"
-    assert export_text(run_cli) == before
+    # the two conflicts are a person's to settle again: the reminder counts them
+    after = export(run_cli)
+    [reminder] = active_reminders(after)
+    assert reminder["memory"] == reminder_text(2)
+    assert [line for line in export_text(run_cli).splitlines() if reminder["id"] not in line] == before.splitlines()
+
+
+def test_undo_adds_the_conflicts_it_brings_back_to_the_reminder(dream, seed, run_cli):
+    seed(BASE)
+    ok(dream("--auto"))  # two conflicts skipped: the reminder counts 2
+    ok(dream(input="a\nskip\ny\n"))  # one settled, one left: it counts 1
+    [reminder] = active_reminders(export(run_cli))
+    assert reminder["memory"] == reminder_text(1)
+    interactive = runs_json(dream)[0]
+    ok(dream("--undo", interactive["run_id"], "--yes"))
+    assert [(r["id"], r["memory"]) for r in active_reminders(export(run_cli))] == [(reminder["id"], reminder_text(2))]
+    assert "Proposed: 0 merges, 0 prunes, 2 conflicts." in ok(dream("--plan"))
 
 
 def test_memories_changed_since_the_run_are_left_alone_and_named(backend, dream, seed, run_cli):

@@ -263,7 +263,23 @@ def test_parse_selection(answer, numbers):
     assert parse_selection(answer, 3).numbers == numbers
 
 
-@pytest.mark.parametrize("answer", ["0", "4", "1,x", "3-1", "-1", "1.5"])
+def test_yes_picks_the_only_match_and_asks_which_of_several():
+    for answer in ("y", "yes", " YES "):
+        assert parse_selection(answer, 1).numbers == (1,)
+        refused = parse_selection(answer, 3)
+        assert not refused.numbers and not refused.cancel
+        assert refused.error == "Which ones? Enter numbers from 1 to 3 (e.g., 1,3,5), 'all', or 'cancel'."
+
+
+def test_yes_at_the_prompt_deletes_the_one_match(planted, forget, remaining):
+    done = forget("pytest", input="yes\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('Found 1 memory matching "pytest":\n1. Run tests with pytest -q ')
+    assert "Deleted 1 memory.\n" in done.stdout
+    assert remaining() == ALL - {ID4}
+
+
+@pytest.mark.parametrize("answer", ["0", "4", "1,x", "3-1", "-1", "1.5", "yes"])
 def test_parse_selection_refuses(answer):
     selection = parse_selection(answer, 3)
     assert selection.error and not selection.numbers and not selection.cancel

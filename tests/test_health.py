@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from mem0_plugin import health as health_checks
 from mem0_plugin.quality import known_types, scan_quality
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
@@ -441,17 +442,36 @@ def test_deep_finds_planted_problems_and_writes_nothing(run_cli, tmp_path, mem0_
             "",
             "Credentials (1):",
             f'  {ID.format(8)} — AWS access key: "CI uploads artifacts with the AWS key AKIA****"',
-            "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
-            "(the store's history keeps deleted text).",
+            CREDENTIAL_ADVICE,
             "",
             "## Memory Quality",
             "",
             "Duplicates: 1 · Stale: 2 · Contradictions: 1 · Orphans: 1",
-            "Run /mem0:dream to fix.",
+            "Run /mem0:dream (or mem0-dream in a terminal) to fix.",
             "",
         ]
     )
     assert "AKIAIOSFODNN7EXAMPLE" not in done.stdout
+
+
+CREDENTIAL_ADVICE = (
+    "  Rotate these credentials, then erase the memories and their history: "
+    "mem0-forget --ids ID,... --purge --yes (a plain delete keeps the text in the store's history)."
+)
+
+
+def test_the_credential_advice_erases_the_text_from_the_history_too(run_cli, tmp_path, mem0_home):
+    """The command health --deep advises, run as written with the flagged id, leaves the
+    credential nowhere in the store: not as a memory, not in the history."""
+    plant(run_cli, tmp_path, PLANTED)
+    done = health(run_cli, tmp_path, "--deep", "--json", "--now", NOW)
+    [flagged] = json.loads(done.stdout)["quality"]["credentials"]
+    command = CREDENTIAL_ADVICE.split(": ", 1)[1].split(" (", 1)[0].replace("ID,...", flagged["id"])
+    name, *args = command.split()
+    assert run_cli(name, *args).returncode == 0
+    history = json.loads(run_cli("mem0-memories", "history", flagged["id"], "--json", "--show-secrets").stdout)
+    assert "AKIAIOSFODNN7EXAMPLE" not in json.dumps(history)
+    assert b"AKIAIOSFODNN7EXAMPLE" not in (mem0_home / "memories.sqlite3").read_bytes()
 
 
 def test_deep_json_lists_findings_with_masked_previews(run_cli, tmp_path, mem0_home):
@@ -652,3 +672,54 @@ def test_snapshot_notices_a_writer_that_appears_while_reading(tmp_path):
         writer.insert(memory("x", "Use ruff", "2026-05-01T00:00:00+00:00"), actor="test")
     assert not snapshot.still_valid()
     snapshot.close()
+
+
+@pytest.mark.parametrize("counts", [None, (0, 0)])
+def test_the_embedder_line_of_a_store_without_memories_counts_nothing(counts):
+    """A missing or empty store has nothing to embed: the line says so, not `0/0 memories embedded`."""
+    line = health_checks.embedder_check("onnx-local/model", None, counts)
+    assert (line.ok, line.detail, line.notes) == (True, "onnx-local/model — no memories to embed yet", ())
+    assert (
+        health_checks.embedder_check("onnx-local/model", None, (1, 3)).detail
+        == "onnx-local/model — 1/3 memories embedded"
+    )
+
+
+# What codex-cli 0.171.0 wrote to config.toml after `codex plugin marketplace add <dir>`,
+# `codex plugin add mem0@mem0-dream` and `codex mcp add mem0 -- /usr/bin/env mem0-mcp-server`;
+# `codex mcp list` then showed the hand-added server only.
+CODEX_CONFIG = """[marketplaces.mem0-dream]
+source_type = "local"
+source = "/work/codexplug"
+
+[plugins."mem0@mem0-dream"]
+enabled = true
+
+[mcp_servers.mem0]
+command = "/usr/bin/env"
+args = ["mem0-mcp-server"]
+"""
+
+
+@pytest.mark.parametrize(
+    "config, clash",
+    [
+        (CODEX_CONFIG, True),
+        (CODEX_CONFIG.replace("enabled = true", "enabled = false"), False),  # the plugin is off
+        (CODEX_CONFIG.replace("[mcp_servers.mem0]", "[mcp_servers.mem0-hosted]"), False),  # named apart
+        (CODEX_CONFIG.split("[mcp_servers.mem0]")[0], False),  # the plugin's server alone
+        ("[mcp_servers.mem0]\ncommand = 'npx'\n", False),  # a hand-added server alone
+    ],
+)
+def test_health_says_when_a_codex_server_named_mem0_hides_the_plugins(run_cli, tmp_path, mem0_home, config, clash):
+    codex_home = Path(os.environ["CODEX_HOME"])
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(config, encoding="utf-8")
+    done = health(run_cli, tmp_path)
+    assert done.returncode == 0, done.stdout
+    line = (
+        f"Codex: {codex_home / 'config.toml'} has its own MCP server named mem0 (/usr/bin/env mem0-mcp-server); "
+        "Codex runs it instead of this plugin's"
+    )
+    assert (line in done.stdout.splitlines()) is clash
+    assert ("codex mcp remove mem0" in done.stdout) is clash

@@ -161,6 +161,16 @@ def test_without_a_key_or_with_a_wrong_one_commands_say_so(hosted, run_cli, monk
     assert health.returncode == 1 and "FAIL  Store" in health.stdout and "check MEM0_API_KEY" in health.stdout
 
 
+def test_a_user_the_key_may_not_touch_is_exit_4(hosted, run_cli, monkeypatch):
+    """The platform answers 403 for a valid key and a user outside it: another user's data,
+    exit 4 (docs/safety.md), as mem0-server's own 403; a wrong key stays exit 2."""
+    monkeypatch.setenv("MEM0_USER_ID", "mallory")
+    done = run_cli("mem0-memories", "list")
+    assert done.returncode == 4, done.stderr
+    assert "refused reading memories (403): the key in MEM0_API_KEY may not touch this user or project" in done.stderr
+    assert KEY not in done.stderr
+
+
 def test_a_memory_changed_on_the_platform_is_not_overwritten(hosted):
     identity = resolve_identity()
     with open_store(identity.store_location) as store:

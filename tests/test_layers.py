@@ -38,6 +38,8 @@ CORE = frozenset(
         "importer",
         "ids",
         "wording",
+        "private_files",  # how the store, the commands and the logs create what they write (no memory logic)
+        "mem0_factories",  # how mem0ai is imported (telemetry off), by the embedder, the judge and the hosted store
     }
 )
 EDGES = frozenset({"cli", "server", "web"})

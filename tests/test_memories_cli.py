@@ -469,3 +469,37 @@ def test_import_with_project_id_puts_every_record_into_that_project(backend, mem
         "there (an id is unique in a store; import into another store to copy them)\n"
     )
     assert json.loads(ok(mem("list", "--json", "--project-id", "third")))["count"] == 0
+
+
+def test_stats_counts_agree_in_number_and_name_the_command_to_run(mem):
+    for text in ("Deploy the storefront to ECS", "Deploy the storefront to Vercel"):
+        ok(mem("add", text, "--type", "decision"))
+    out = ok(mem("stats"))
+    assert out.splitlines()[-1] == (
+        "Dream would propose: 0 merges, 0 supersedes, 1 conflict, 0 prunes "
+        "(review it with /mem0:dream, or mem0-dream in a terminal)"
+    )
+
+
+def test_history_columns_line_up_and_a_deleted_memory_is_shown_deleted(mem, run_cli, tmp_path):
+    """Actors and states of any length share one column each; an event that left no record
+    (a delete, a prune) shows `deleted`, not the state the memory had before."""
+    older = added_id(mem("add", "Use PostgreSQL for auth", "--type", "decision"))
+    ok(mem("add", "Auth DB is PostgreSQL", "--type", "decision"))
+    assert ok(run_cli("mem0-dream", "--auto", cwd=str(tmp_path))).startswith("[mem0-dream --auto]")
+    merged_into = json.loads(ok(mem("get", older)))["replacement_memory_id"]
+    ok(mem("restore", older))
+    ok(mem("delete", older))
+    lines = ok(mem("history", older)).splitlines()
+    rows = [line.split() for line in lines]
+    assert [(row[1], row[2]) for row in rows] == [
+        ("ADD", "cli"),
+        ("MERGE", "mem0-dream"),
+        ("RESTORE", "cli"),
+        ("DELETE", "cli"),
+    ]
+    assert [row[3] for row in rows] == ["active", "merged", "active", "deleted"]
+    assert rows[1][4:6] == ["→", merged_into]
+    text_columns = {line.index("Use PostgreSQL for auth") for line in lines}
+    actor_columns = {line.index(row[2], len(row[0]) + len(row[1])) for line, row in zip(lines, rows)}
+    assert len(text_columns) == 1 and len(actor_columns) == 1, lines

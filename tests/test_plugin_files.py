@@ -362,7 +362,7 @@ SPEC_STRINGS = {
         "## Memory Quality",
         "Duplicates: <N> · Stale: <N> · Contradictions: <N> · Orphans: <N>",
         "Memory quality: clean.",
-        "Run /mem0:dream to fix.",
+        "Run /mem0:dream (or mem0-dream in a terminal) to fix.",
         "/mem0:dream",
         "--json",
     ],
@@ -396,9 +396,10 @@ def test_skill_runs_commands_through_the_launcher(skill):
 # --- the launcher, without installing ------------------------------------------------------
 
 
-def test_launcher_compiles_with_a_bare_python(tmp_path):
-    py_compile.compile(str(LAUNCHER), cfile=str(tmp_path / "launch.pyc"), doraise=True)
-    tree = ast.parse(LAUNCHER.read_text(encoding="utf-8"))
+@pytest.mark.parametrize("script", [LAUNCHER, LAUNCHER.with_name("mcp_standin.py")], ids=lambda p: p.name)
+def test_launcher_compiles_with_a_bare_python(tmp_path, script):
+    py_compile.compile(str(script), cfile=str(tmp_path / "launch.pyc"), doraise=True)
+    tree = ast.parse(script.read_text(encoding="utf-8"))
     imports = {
         alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
     }

@@ -8,6 +8,7 @@ import time
 
 import httpx
 from mem0_plugin.cli import server_cli
+from mem0_plugin.web.config import read_server_section
 from server_fixture import write_config
 
 KEY = "m0-cli-0123456789abcdef0000"
@@ -33,6 +34,33 @@ def test_new_key_prints_a_key_and_its_config_lines(mem0_home, run_cli):
     key = done.stdout.splitlines()[0]
     assert key.startswith("m0-") and len(key) > 40
     assert f'{{key: "{key}", users: ["alice"]}}' in done.stdout
+    assert f"# add to {mem0_home / 'config.yaml'}:\nserver:\n  api_keys:\n" in done.stdout  # the file, resolved
+    assert "$MEM0_HOME" not in done.stdout
+
+
+def test_a_second_new_key_goes_beside_the_first(mem0_home, run_cli):
+    """With keys listed, --new-key prints the one line to add under them: a second pasted
+    `server:` block would replace the first (below)."""
+    mem0_home.mkdir(parents=True)
+    first = run_cli("mem0-server", "--new-key", "alice").stdout
+    (mem0_home / "config.yaml").write_text(first.split("\n", 2)[2], encoding="utf-8")  # the comment and block
+    key, _, comment, line = run_cli("mem0-server", "--new-key", "bob").stdout.splitlines()
+    assert comment == f"# add this line under server: api_keys: in {mem0_home / 'config.yaml'} (beside the keys there):"
+    with (mem0_home / "config.yaml").open("a", encoding="utf-8") as config:
+        config.write(line + "\n")
+    section = read_server_section(mem0_home)
+    assert [k.users for k in section.api_keys] == [("alice",), ("bob",)]
+    assert section.api_keys[1].key == key
+
+
+def test_two_pasted_server_blocks_are_refused_naming_both_lines(mem0_home, run_cli):
+    mem0_home.mkdir(parents=True)
+    shown = [run_cli("mem0-server", "--new-key", user).stdout for user in ("alice", "bob")]
+    (mem0_home / "config.yaml").write_text("".join(out.split("\n", 2)[2] for out in shown), encoding="utf-8")
+    done = run_cli("mem0-server", "--port", "0")
+    assert done.returncode == 2
+    assert f"{mem0_home / 'config.yaml'}: 'server' is written twice (lines 2 and 6)" in done.stderr
+    assert not any(out.split("\n", 1)[0] in done.stderr for out in shown)  # no key is shown
 
 
 def test_the_command_serves_with_keys_only(mem0_home, capsys):

@@ -5,7 +5,8 @@
   short id): `Found: "<first 120 chars>" (created <date>)`, then `Delete this memory? [y/N] `.
 * The outcome: `Deleted 1 memory.` or `Deleted <N> memories.`
 * The selection prompt: `Delete which memories? Enter numbers (e.g., 1,3,5), 'all', or 'cancel'. `
-  Answers: numbers (ASCII digits) separated by commas and/or spaces, ranges (`2-4`), `all`, `cancel`.
+  Answers: numbers (ASCII digits) separated by commas and/or spaces, ranges (`2-4`), `all`, `cancel`;
+  `y` / `yes` when there is one match (it says which), else refused with the valid answers.
   An empty answer or the end of input cancels; anything else is refused with a message
   and the question is asked again.
 
@@ -41,6 +42,7 @@ PURGE_PENDING = (
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _RANGE = re.compile(r"^([0-9]{1,6})(?:-([0-9]{1,6}))?$")  # ASCII digits only, as typed
 CANCEL_WORDS = ("", "cancel", "c", "none", "n", "no", "q", "quit")
+YES_WORDS = ("y", "yes")
 
 
 def looks_like_id(text: str) -> bool:
@@ -106,18 +108,23 @@ class Selection:
 
 
 def parse_selection(answer: str, count: int) -> Selection:
-    """`1,3,5`, `1 3`, `2-4`, `all`, `cancel` (or empty) against a list of `count` matches."""
+    """`1,3,5`, `1 3`, `2-4`, `all`, `cancel` (or empty) against a list of `count` matches; `yes`
+    picks the one match there is."""
     text = answer.strip().lower()
+    numbers_hint = f"numbers from 1 to {count} (e.g., 1,3,5)" if count > 1 else "1"
     if text in CANCEL_WORDS:
         return Selection(cancel=True)
     if text in ("all", "a", "*"):
         return Selection(numbers=tuple(range(1, count + 1)))
+    if text in YES_WORDS:
+        if count == 1:
+            return Selection(numbers=(1,))
+        return Selection(error=f"Which ones? Enter {numbers_hint}, 'all', or 'cancel'.")
     numbers: list[int] = []
     for part in filter(None, re.split(r"[,\s]+", answer.strip())):  # as typed, so a credential is masked
         match = _RANGE.match(part)
         low, high = (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, -1)
         if not match or not 1 <= low <= high <= count:
-            numbers_hint = f"numbers from 1 to {count} (e.g., 1,3,5)" if count > 1 else "1"
             return Selection(error=f"Not understood: {shown(part)!r}. Enter {numbers_hint}, 'all', or 'cancel'.")
         numbers += [n for n in range(low, high + 1) if n not in numbers]
     return Selection(numbers=tuple(numbers))

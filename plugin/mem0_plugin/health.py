@@ -41,6 +41,8 @@ PROBE_SOURCE = "mem0-health"
 PROBE_TEXT = "mem0-health write probe (deleted at once)"
 ALL_PASSED = "All checks passed."
 EMBEDDER = "Embedder"
+CODEX = "Codex"
+INFORMATION = (EMBEDDER, CODEX)  # lines of their own below the checks, when they pass
 
 # Why a store did not open (`StoreProbe.problem`).
 BAD_URL, HOME_UNUSABLE, DIR_NOT_WRITABLE, FILE_NOT_WRITABLE = "bad_url", "home_unusable", "dir", "file"
@@ -192,7 +194,19 @@ def embedder_check(
         notes.append(
             "The default model is English-only: for other languages set a multilingual one (docs/embeddings.md)."
         )
-    return CheckResult(EMBEDDER, True, f"{model} — {embedded}/{total} memories embedded", notes=tuple(notes))
+    counted = f"{embedded}/{total} memories embedded" if total else "no memories to embed yet"
+    return CheckResult(EMBEDDER, True, f"{model} — {counted}", notes=tuple(notes))
+
+
+def codex_check(config: Path, command: str) -> CheckResult:
+    """The Codex line: its config.toml has a `mem0` server of its own, which Codex runs instead
+    of this plugin's (`codex_config`)."""
+    return CheckResult(
+        CODEX,
+        True,
+        f"{config} has its own MCP server named mem0 ({command}); Codex runs it instead of this plugin's",
+        notes=("Codex keeps one server per name, and config.toml's wins. To use the plugin's: codex mcp remove mem0.",),
+    )
 
 
 def write_check(probe: StoreProbe, *, skipped: bool, problem: str | None = None, error: str = "") -> CheckResult:
@@ -246,7 +260,7 @@ def summary_line(results: Iterable[CheckResult]) -> str:
 def render_checks(results: list[CheckResult]) -> list[str]:
     """The report's lines: header, one row per check, summary, and Troubleshooting if needed."""
     lines = ["## mem0 health", ""]
-    information = [r for r in results if r.name == EMBEDDER and r.ok]  # docs/health.md: a line of its own
+    information = [r for r in results if r.name in INFORMATION and r.ok]  # docs/health.md: a line of its own
     lines += [
         f"{r.status:<{STATUS_WIDTH}}{r.name:<{LABEL_WIDTH}}{printable(r.detail)}".rstrip()
         for r in results

@@ -21,11 +21,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import health, operations
+from .codex_config import Clash, clash_in
 from .dream import autolock
 from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
@@ -327,3 +328,16 @@ def _free_lock(path: Path) -> health.LockProbe:
             ),
         )
     return health.LockProbe(path, "free")
+
+
+def codex_clash(environ: Mapping[str, str] = os.environ) -> tuple[Path, Clash] | None:
+    """Codex's config.toml (`$CODEX_HOME`, else `~/.codex`) and the `mem0` server of its own that
+    hides the plugin's, when there is one (`codex_config`)."""
+    home = environ.get("CODEX_HOME", "").strip()
+    path = (Path(home).expanduser() if home else Path.home() / ".codex") / "config.toml"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    clash = clash_in(text)
+    return (path, clash) if clash is not None else None

@@ -14,6 +14,7 @@ from .filters import TRUE, WILDCARD, CompiledFilter, compile_filters, parse_filt
 from .identity import Identity
 from .records import (
     ACTIVE,
+    REMINDER_SOURCE,
     SUPERSEDED,
     Memory,
     memory_of_record,
@@ -78,6 +79,30 @@ def scoped_filter(caller: Caller, filters: object) -> CompiledFilter:
     if parsed is None:
         parsed = {"app_id": caller.identity.project_id}
     return compile_filters(parsed, user_id=caller.user_id)
+
+
+def search_filter(caller: Caller, filters: object) -> CompiledFilter:
+    """`scoped_filter` for a search: it leaves out the reminder `mem0-dream --auto` leaves
+    (`metadata.source` `mem0-dream-auto`), which answers no question about the project, unless
+    the filters themselves ask about `metadata.source` (docs/reads.md, "Search answers")."""
+    parsed = parse_filters(filters)
+    if parsed is None:
+        parsed = {"app_id": caller.identity.project_id}
+    if not _asks_about_source(parsed):
+        parsed = {"AND": [parsed, {"metadata": {"source": {"ne": REMINDER_SOURCE}}}]}
+    return compile_filters(parsed, user_id=caller.user_id)
+
+
+def _asks_about_source(node: object) -> bool:
+    """Whether a filter tree has a condition on `metadata.source`."""
+    if isinstance(node, Mapping):
+        metadata = node.get("metadata")
+        if isinstance(metadata, Mapping) and "source" in metadata:
+            return True
+        return any(_asks_about_source(value) for value in node.values())
+    if isinstance(node, (list, tuple)):
+        return any(_asks_about_source(item) for item in node)
+    return False
 
 
 def read_scope(caller: Caller, filters: object) -> tuple[CompiledFilter, str | None]:
@@ -335,7 +360,7 @@ def search_memories(
     ):
         raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
     mode = ReadMode.from_flags(latest_only, include_merged)
-    where = scoped_filter(caller, filters)
+    where = search_filter(caller, filters)
     vector, model = _query_vector(caller, query)
     hits = caller.store.search(
         caller.user_id,

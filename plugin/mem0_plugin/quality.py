@@ -81,6 +81,7 @@ IN_SCOPE_STATES = (ACTIVE, SUPERSEDED)  # what the Store line counts and dream f
 LOW_CONFIDENCE = 0.5
 PREVIEW_CHARS = 60
 LIST_LIMIT = 10
+FIX_WITH_DREAM = "Run /mem0:dream (or mem0-dream in a terminal) to fix."
 
 
 def known_types(categories: Iterable[str] = ()) -> frozenset[str]:
@@ -322,8 +323,8 @@ def render_findings(report: QualityReport) -> list[str]:
     if credentials:
         credentials.insert(
             -1,
-            "  Rotate these credentials, then delete the memories: mem0-forget --ids ID,... --yes "
-            "(the store's history keeps deleted text).",
+            "  Rotate these credentials, then erase the memories and their history: "
+            "mem0-forget --ids ID,... --purge --yes (a plain delete keeps the text in the store's history).",
         )
     return lines + credentials
 
@@ -335,7 +336,7 @@ def render_summary(report: QualityReport) -> list[str]:
         "",
         f"Duplicates: {c['duplicates']} · Stale: {c['stale']} · Contradictions: {c['contradictions']} "
         f"· Orphans: {c['orphans']}",
-        "Memory quality: clean." if report.clean else "Run /mem0:dream to fix.",
+        "Memory quality: clean." if report.clean else FIX_WITH_DREAM,
     ]
 
 

@@ -13,6 +13,7 @@ from .errors import InvalidInputError
 from .records import Memory
 from .timeutil import parse_timestamp
 from .wording import memories as n_memories
+from .wording import plural
 
 AGES = ((7, "< 7 days"), (30, "7-30 days"), (90, "30-90 days"), (None, "> 90 days"))
 
@@ -77,6 +78,9 @@ def render(stats: Stats, project: str, dream: dict[str, int] | None) -> str:
         shown = ", ".join(f"{branch} ({n})" for branch, n in sorted(stats.branches.items()))
         lines.append(f"Captured session states by branch: {shown}")
     if dream is not None:
-        parts = ", ".join(f"{dream.get(kind, 0)} {kind}" for kind in ("merges", "supersedes", "conflicts", "prunes"))
-        lines += ["", f"Dream would propose: {parts} (/mem0:dream to review)"]
+        parts = ", ".join(
+            plural(dream.get(kind, 0), kind.removesuffix("s"), kind)
+            for kind in ("merges", "supersedes", "conflicts", "prunes")
+        )
+        lines += ["", f"Dream would propose: {parts} (review it with /mem0:dream, or mem0-dream in a terminal)"]
     return "\n".join(lines)

@@ -25,12 +25,12 @@ from ..dream.pair_file import memo_path, read_memo, write_memo
 from ..dream.pair_memo import PairMemo
 from ..dream.pipeline import embed_written, make_plan, prepare_plan, store_new_features
 from ..dream.plan import Plan, plan_from_json, plan_to_json
-from ..dream.reminder import leave_reminder, retire_reminders
 from ..dream.synthesis import observation_dates
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick
 from ..judges.left_alone import remember, settled_keys
+from ..private_files import open_private
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
@@ -53,13 +53,13 @@ def _recover(store: SqliteStore, identity: Identity) -> None:
         )
 
 
-def _finish(term: Terminal, store: SqliteStore, identity: Identity, outcome: ApplyOutcome) -> int:
-    if not outcome.conflicts_left:
-        retire_reminders(store, identity)
+def _finish(term: Terminal, outcome: ApplyOutcome) -> int:
     for note in outcome.stale:
         term.line(f"Not applied — {printable(note)}")
     term.line(
-        report.summary_line(outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized)
+        report.summary_line(
+            outcome.merged, outcome.pruned, outcome.resolved, outcome.skipped, outcome.synthesized, outcome.superseded
+        )
     )
     return 0
 
@@ -70,17 +70,18 @@ def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan
         term.line(report.no_memories_message(identity.project_id))
         return 0
     if plan.is_empty:
-        retire_reminders(store, identity)
+        apply_plan(store, identity, plan, {}, mode="interactive")  # retires the --auto reminder, if any
         term.line(report.NO_PROPOSALS)
         return 0
     from ..dream.interactive import confirm  # (the commands import what they alone use: --auto starts faster)
 
-    term.report(report.report_pieces(plan), ends_with_prompt=not plan.conflicts)
+    asking = not plan.conflicts  # with conflicts, they are asked first and Apply? last
+    term.report(report.report_pieces(plan, asking=asking), ends_with_prompt=asking)
     decision = confirm(plan, term.read_line, term.write)
     if not decision.apply:
         term.line(report.CANCELLED)
         return 0
-    return _finish(term, store, identity, apply_plan(store, identity, plan, decision.resolutions, mode="interactive"))
+    return _finish(term, apply_plan(store, identity, plan, decision.resolutions, mode="interactive"))
 
 
 def cmd_interactive(args, identity: Identity) -> int:
@@ -139,7 +140,8 @@ def _write_file(path: str, text: str) -> None:
         raise InvalidInputError(f"cannot write {path or repr(path)}: not a file name")
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        temp.write_text(text, encoding="utf-8")
+        with open_private(temp) as handle:  # the plan holds memories' texts: 0600
+            handle.write(text)
         temp.replace(target)
     except OSError as exc:
         try:
@@ -205,7 +207,7 @@ def cmd_apply(args, identity: Identity) -> int:
             if not ask_apply(term.read_line, term.write, prompt=False):
                 term.line(report.CANCELLED)
                 return 0
-        return _finish(term, store, identity, apply_plan(store, identity, plan, resolutions, mode="apply"))
+        return _finish(term, apply_plan(store, identity, plan, resolutions, mode="apply"))
 
 
 def cmd_auto(args, identity: Identity) -> int:
@@ -240,15 +242,11 @@ def _auto_run(args, identity: Identity) -> int:
             return 0
         if judge is not None and plan.candidates:
             plan = _judged_plan(store, identity, prepared, judge, _now(args))
-        outcome = apply_plan(store, identity, plan, {}, mode="auto")
+        outcome = apply_plan(store, identity, plan, {}, mode="auto")  # and leaves the reminder of the conflicts
         store_new_features(store, prepared)  # so the next night need not read these texts again
         embed_written(store, identity, semantic, outcome.written)  # nor embed them
         for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
             print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
-        if plan.conflicts:
-            leave_reminder(store, identity, len(plan.conflicts))
-        else:
-            retire_reminders(store, identity)
     line = report.auto_summary_line(
         identity.project_id,
         outcome.merged,
@@ -356,7 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument(
         "--auto", action="store_true", help="unattended (cron): apply merges, supersedes and prunes, skip conflicts"
     )
-    modes.add_argument("--plan", action="store_true", help="steps 1-3 only: print the report (or the plan with --json)")
+    modes.add_argument(
+        "--plan",
+        action="store_true",
+        help="print the report of what would change and write nothing (the plan as JSON with --json)",
+    )
     modes.add_argument("--apply", metavar="FILE", help="apply a plan written by --plan --json ('-' = stdin)")
     modes.add_argument("--demo", action="store_true", help="run on a throwaway store filled with a bundled sample")
     modes.add_argument("--runs", action="store_true", help="list the project's applied runs, newest first")

@@ -158,6 +158,9 @@ def run_checks(args: argparse.Namespace, now: datetime) -> tuple[list[health.Che
         embedder = embedder_check(identity, stores[0].ok, semantic)
         if embedder is not None:
             checks.append(embedder)
+    codex = probes.codex_clash()
+    if codex is not None:
+        checks.append(health.codex_check(codex[0], codex[1].command))
     return checks, quality
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from .. import operations, transfer
 from ..errors import InvalidInputError, NotFoundError
 from ..jsontext import parse_json_text
+from ..private_files import open_private
 from ..records import Memory
 from ..sanitize import inert_json, printable
 from ..secrets import mask
@@ -196,7 +197,7 @@ def _write_export(args, lines: Iterator[str]) -> int:
         target = Path(args.output)
         temp = target.with_name(target.name + ".partial")
         try:
-            with temp.open("w", encoding="utf-8") as handle:
+            with open_private(temp) as handle:  # a backup holds every text: 0600
                 count = sum(1 for line in lines if handle.write(line + "\n"))
             temp.replace(target)
         except OSError as exc:
@@ -233,12 +234,26 @@ def cmd_history(args) -> int:
             ]
         )
         return 0
-    for e in entries:
-        shown = _shown(e.after or e.before or {}, args.show_secrets) or {}
-        state = shown.get("lifecycle_state", "")
-        pointer = f" → {shown['replacement_memory_id']}" if shown.get("replacement_memory_id") else ""
-        print(f"{e.at}  {e.event:<9} {e.actor:<10} {state}{pointer}  {printable(shown.get('memory', ''))[:100]}")
+    print("\n".join(history_lines(entries, args.show_secrets)))
     return 0
+
+
+def history_lines(entries: list, show_secrets: bool) -> list[str]:
+    """One line per event: time, event, actor, the state it left (`deleted` when it left no
+    record; a pointer after a merge or supersede) and the text, in columns as wide as their
+    widest value."""
+    rows = []
+    for e in entries:
+        shown = _shown(e.after or e.before or {}, show_secrets) or {}
+        if e.after is None:
+            state = "purged" if e.event == "PURGE" else "deleted"
+        else:
+            state = str(shown.get("lifecycle_state", ""))
+            if shown.get("replacement_memory_id"):
+                state += f" → {shown['replacement_memory_id']}"
+        rows.append((e.at, e.event, e.actor, printable(state), printable(shown.get("memory", ""))[:100]))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return ["  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths)) + "  " + row[4] for row in rows]
 
 
 def cmd_restore(args) -> int:

@@ -2,17 +2,20 @@
 
 mem0-server                         # 127.0.0.1:8765, keys from $MEM0_HOME/config.yaml
 mem0-server --host 0.0.0.0          # refused unless API keys are configured
-mem0-server --new-key alice         # print a fresh key and its config.yaml lines
+mem0-server --new-key alice         # print a fresh key and where in config.yaml it goes
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
+import json
 import logging
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config_file import CONFIG_NAME, read_config
 from ..errors import ConfigError
 from ..store_url import check_directory
 from .common import Parser, identity_from, run_command
@@ -50,18 +53,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def new_key_lines(user: str) -> str:
+def new_key_lines(user: str, config: Path, has_keys: bool = False) -> str:
+    """The key, then where it goes: the whole `server:` block, or only its line when `config`
+    already lists keys (a second `server:` block pasted below the first would replace it)."""
     from ..web.config import new_key
 
     key = new_key()
-    return (
-        f'{key}\n\n# add to $MEM0_HOME/config.yaml:\nserver:\n  api_keys:\n    - {{key: "{key}", users: ["{user}"]}}\n'
-    )
+    item = f'    - {{key: "{key}", users: [{json.dumps(user)}]}}'
+    if has_keys:
+        return f"{key}\n\n# add this line under server: api_keys: in {config} (beside the keys there):\n{item}\n"
+    return f"{key}\n\n# add to {config}:\nserver:\n  api_keys:\n{item}\n"
+
+
+def _lists_keys(home: Path) -> bool:
+    """Whether config.yaml already has a `server:` section with `api_keys` (unreadable: no)."""
+    try:
+        _, data = read_config(home)
+    except ConfigError:
+        return False
+    section = data.get("server")
+    return isinstance(section, dict) and "api_keys" in section
 
 
 def serve(args: argparse.Namespace) -> int:
     if args.new_key:
-        print(new_key_lines(args.new_key), end="")
+        home = identity_from(args).home
+        print(new_key_lines(args.new_key, home / CONFIG_NAME, _lists_keys(home)), end="")
         return 0
     prepare(args).run()
     return 0
@@ -81,10 +98,10 @@ def prepare(args: argparse.Namespace) -> uvicorn.Server:
         if not is_loopback(args.host):
             raise ConfigError(
                 f"refusing to listen on {args.host} without API keys: add server.api_keys to "
-                f"{identity.home / 'config.yaml'} (mem0-server --new-key USER prints one)"
+                f"{identity.home / CONFIG_NAME} (mem0-server --new-key USER prints one)"
             )
         print(
-            "mem0-server: no API keys in config.yaml: every request will be refused (401); "
+            f"mem0-server: no API keys in {identity.home / CONFIG_NAME}: every request will be refused (401); "
             "mem0-server --new-key USER prints one",
             file=sys.stderr,
         )

@@ -56,6 +56,7 @@ from .plan import (
     plan_from_json,
     plan_to_json,
 )
+from .reminder import UNCHANGED, remind
 from .synthesis import SYNTHESIS_SOURCE, restates_a_source
 
 ACTOR = "mem0-dream"
@@ -80,11 +81,12 @@ class ApplyOutcome:
     stale: list[str] = field(default_factory=list)  # actions not applied: a memory changed since the plan
     stale_resolutions: int = 0  # conflicts the user settled that could not be applied
     written: list[str] = field(default_factory=list)  # ids of the memories the run wrote (merges, patterns)
+    reminder: str = UNCHANGED  # what the run did to the reminder of conflicts left (`reminder.remind`)
 
     @property
-    def conflicts_left(self) -> bool:
-        """Whether this run leaves a contradiction unresolved (the reminder must stay)."""
-        return self.skipped > 0 or self.stale_resolutions > 0
+    def conflicts_left(self) -> int:
+        """The contradictions this run leaves unresolved: skipped, or settled but not applied."""
+        return self.skipped + self.stale_resolutions
 
 
 def plan_steps(plan: Plan, resolutions: Mapping[str, str]) -> list[Step]:
@@ -228,6 +230,9 @@ def _run_step(writer: Writer, plan: Plan, identity: Identity, step: Step, writte
     return ""
 
 
+REMIND = "remind"  # the journal step of a run that wrote the reminder; its detail is the count it left
+
+
 BATCH_STEPS = 200  # see the module docstring
 BATCH_SECONDS = 0.1
 BATCH_PAUSE = 0.025
@@ -344,28 +349,37 @@ def apply_plan(
     mode: str = "apply",
     crash: CrashPoint | None = None,
 ) -> ApplyOutcome:
-    """Journal the plan, then apply its steps in batches (see the module docstring). `mode`
-    (interactive, auto, apply) is recorded with the run (docs/dream.md, "Runs and undo")."""
+    """Journal the plan, then apply its steps in batches (see the module docstring), then make
+    the reminder count the conflicts the run leaves (`reminder.remind`: `--auto` adds one, the
+    other modes refresh or retire the one there is). `mode` (interactive, auto, apply) is
+    recorded with the run (docs/dream.md, "Runs and undo"); a run that wrote only the reminder
+    is recorded too, one that wrote nothing is not."""
     steps = plan_steps(plan, resolutions)
     outcome = ApplyOutcome(skipped=sum(1 for c in plan.conflicts if resolutions.get(c.ids[0]) not in ("A", "B")))
-    if not steps:
-        return outcome
     run_id = str(uuid.uuid4())
+    journal = (
+        run_id,
+        plan.user_id,
+        plan.project_id,
+        plan_to_json(plan, compact=True),
+        json.dumps(dict(resolutions), sort_keys=True),
+        mode,
+    )
     with apply_lock(store, (identity.user_id, identity.project_id)):
+        if steps:
+            with store.write() as writer:
+                writer.journal_start(*journal)
+            crash = crash or CrashPoint.from_env()
+            crash(0)
+            _execute(_Run(store, plan, identity, run_id, steps, {}, outcome.written), outcome, crash)
         with store.write() as writer:
-            writer.journal_start(
-                run_id,
-                plan.user_id,
-                plan.project_id,
-                plan_to_json(plan, compact=True),
-                json.dumps(dict(resolutions), sort_keys=True),
-                mode,
-            )
-        crash = crash or CrashPoint.from_env()
-        crash(0)
-        _execute(_Run(store, plan, identity, run_id, steps, {}, outcome.written), outcome, crash)
-        with store.write() as writer:
-            writer.journal_finish(run_id)
+            outcome.reminder = remind(writer, identity, outcome.conflicts_left, add=mode == "auto")
+            if outcome.reminder != UNCHANGED:
+                if not steps:
+                    writer.journal_start(*journal)
+                writer.journal_step(run_id, len(steps), REMIND, "applied", str(outcome.conflicts_left))
+            if steps or outcome.reminder != UNCHANGED:
+                writer.journal_finish(run_id)
     return outcome
 
 

@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 
 from ..identity import Identity
+from ..private_files import private_folder
 from .pair_memo import KEY_BYTES, Entry, PairMemo
 
 RULE_MODULES = (  # where a pair's decision is made (`relations._decision`) and all that `meaning` reads
@@ -109,7 +110,7 @@ def write_memo(path: Path, memo: PairMemo) -> None:
         pack(k, cosine, CODE_OF[relation, question]) for k, (cosine, relation, question) in memo.used.items()
     )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(path.parent)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".pairs-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:

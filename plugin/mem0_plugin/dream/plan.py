@@ -98,6 +98,7 @@ class PruneAction:
     type: str
     age_days: int
     reason: str  # "retention" | "low_confidence"
+    confidence: float | None = None  # a low-confidence prune's confidence (the report says it)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,7 +167,7 @@ def plan_to_dict(plan: Plan) -> dict[str, Any]:
             for m in plan.merges
         ],
         "conflicts": [_conflict_dict(c) for c in plan.conflicts],
-        "prunes": [{"id": p.id, "type": p.type, "age_days": p.age_days, "reason": p.reason} for p in plan.prunes],
+        "prunes": [_prune_dict(p) for p in plan.prunes],
         "supersedes": [_supersede_dict(s) for s in plan.supersedes],
         "candidates": [_candidate_dict(c) for c in plan.candidates],
     }
@@ -187,6 +188,13 @@ def _conflict_dict(conflict: ConflictAction) -> dict[str, Any]:
     }
     if conflict.texts is not None:
         shown["texts"] = {"A": conflict.texts[0], "B": conflict.texts[1]}
+    return shown
+
+
+def _prune_dict(prune: PruneAction) -> dict[str, Any]:
+    shown: dict[str, Any] = {"id": prune.id, "type": prune.type, "age_days": prune.age_days, "reason": prune.reason}
+    if prune.confidence is not None:
+        shown["confidence"] = prune.confidence
     return shown
 
 

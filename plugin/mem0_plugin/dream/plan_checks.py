@@ -214,9 +214,12 @@ class PruneItem(_Strict):
     type: Text
     age_days: Count
     reason: PruneReason
+    confidence: Annotated[Fraction | None, AfterValidator(_not_null), _says("must be a number from 0 to 1")] = None
 
     def action(self) -> PruneAction:
-        return PruneAction(id=self.id, type=self.type, age_days=self.age_days, reason=self.reason)
+        return PruneAction(
+            id=self.id, type=self.type, age_days=self.age_days, reason=self.reason, confidence=self.confidence
+        )
 
 
 class SupersedeItem(_Strict):

@@ -42,4 +42,6 @@ def low_confidence_prune(item: AnalysedMemory, now: datetime) -> PruneAction | N
     if confidence is None or confidence >= LOW_CONFIDENCE or item.features.specific:
         return None
     age = max(0, age_days(item, now) or 0)
-    return PruneAction(id=item.id, type=item.type, age_days=age, reason=REASON_LOW_CONFIDENCE)
+    return PruneAction(
+        id=item.id, type=item.type, age_days=age, reason=REASON_LOW_CONFIDENCE, confidence=float(confidence)
+    )

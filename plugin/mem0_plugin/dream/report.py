@@ -16,8 +16,11 @@ Details (docs/dream.md, "Step 4: report"):
   with each source's text under it (``      1: "<text, first 100 chars>"``); once a judge wrote
   the pattern (``--apply`` without ``--yes``), ``  [mem0:<a>] + … → "<pattern, first 100 chars>"``.
   The ``Proposed:`` line does not count them (docs/decisions.md).
-* With ``--plan`` (`asking` False) the last line asks nothing: ``Proposed: ... conflicts.``
-* Counts are plain numbers, even for one item ("1 merges").
+* With ``--plan``, and interactively when there are conflicts (`asking` False), the last line
+  asks nothing: ``Proposed: ... conflicts.``; the conflicts are asked one by one after the
+  report, then ``Apply? [Y/n]`` once.
+* A prune line ends with its reason: ``(90-day retention)`` or ``(confidence 0.1)``.
+* Counts agree with their number: ``1 merge``, ``2 merges``.
 * A merge of more than two memories lists every id: ``[mem0:a] + [mem0:b] + [mem0:c] → "..."``.
 * "first 100 chars" is the first 100 characters of the stored text, then sanitised; no
   ellipsis is added.
@@ -28,15 +31,28 @@ Details (docs/dream.md, "Step 4: report"):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from ..sanitize import printable
-from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction, SynthesizeAction
+from ..wording import plural
+from .plan import (
+    REASON_LOW_CONFIDENCE,
+    Candidate,
+    ConflictAction,
+    MergeAction,
+    Plan,
+    PruneAction,
+    SupersedeAction,
+    SynthesizeAction,
+)
 
 REPORT_TITLE = "## dream — consolidation report"
 NO_PROPOSALS = "Dream complete. No duplicate, contradictory, or stale memories found."
 APPLY_PROMPT = "Apply? [Y/n] "
 CANCELLED = "Cancelled. No changes made."
+CONFLICT_HINT = "Answer A to keep A (B is superseded), B to keep B, or skip (or Enter) to leave both."
+APPLY_HINT = "Answer Y (or Enter) to apply, or n to cancel."
 AUTO_LOCK_BUSY = "[mem0-dream --auto] Another run in progress — skipping."
 MERGED_PREVIEW_CHARS = 100
 
@@ -119,13 +135,30 @@ def _synthesis_section(plan: Plan) -> list[Line]:
     return [[(f"Synthesize ({count}):", SECTION)], *lines, []]
 
 
-def prune_pieces(prune: PruneAction) -> Line:
-    return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old", "")]
+def prune_why(prune: PruneAction, policy: dict[str, int | None]) -> str:
+    """Why the memory is pruned: ``90-day retention`` (its type's policy) or ``confidence 0.1``."""
+    if prune.reason == REASON_LOW_CONFIDENCE:
+        return f"confidence {prune.confidence:g}" if prune.confidence is not None else "low confidence"
+    days = policy.get(prune.type)
+    return f"{days}-day retention" if isinstance(days, int) else "retention"
+
+
+def prune_pieces(prune: PruneAction, policy: dict[str, int | None] | None = None) -> Line:
+    why = prune_why(prune, policy or {})
+    return [("  ", ""), _ref(prune.id), (f" — {printable(prune.type)}, {prune.age_days}d old ({printable(why)})", "")]
+
+
+def proposed_counts(plan: Plan) -> str:
+    """``Proposed: 1 merge, 2 prunes, 1 conflict.``"""
+    merges = plural(len(plan.merges), "merge", "merges")
+    prunes = plural(len(plan.prunes), "prune", "prunes")
+    conflicts = plural(len(plan.conflicts), "conflict", "conflicts")
+    return f"Proposed: {merges}, {prunes}, {conflicts}."
 
 
 def proposed_pieces(plan: Plan, *, asking: bool = True) -> Line:
-    """The last line; `asking` False for --plan, which asks nothing."""
-    counts = f"Proposed: {len(plan.merges)} merges, {len(plan.prunes)} prunes, {len(plan.conflicts)} conflicts."
+    """The last line; `asking` False when it asks nothing (--plan; conflicts to ask first)."""
+    counts = proposed_counts(plan)
     return [(counts, ""), (" ", ""), ("Apply? [Y/n]", PROMPT)] if asking else [(counts, "")]
 
 
@@ -145,7 +178,7 @@ def _lines(plan: Plan, *, asking: bool) -> list[Line]:
     if plan.conflicts:
         conflicts = [line for c in plan.conflicts for line in conflict_lines(c)]
         lines += [[(f"Conflicts ({len(plan.conflicts)}):", SECTION)], *conflicts, []]
-    lines += _section("Prune", [prune_pieces(p) for p in plan.prunes])
+    lines += _section("Prune", [prune_pieces(p, dict(plan.policy)) for p in plan.prunes])
     lines += _synthesis_section(plan)
     lines.append(proposed_pieces(plan, asking=asking))
     return lines
@@ -169,10 +202,14 @@ def conflict_prompt(index: int, total: int, conflict: ConflictAction) -> str:
     return f"Conflict {index}/{total}: {plain(_pair(conflict))}: "
 
 
-def summary_line(merged: int, pruned: int, resolved: int, skipped: int, synthesized: int = 0) -> str:
-    """The summary; ``, synthesized: <N>`` is appended only when the run synthesized something
-    (docs/decisions.md)."""
+def summary_line(
+    merged: int, pruned: int, resolved: int, skipped: int, synthesized: int = 0, superseded: int = 0
+) -> str:
+    """The summary; ``, superseded: <N>`` and ``, synthesized: <N>`` are appended only when the
+    run superseded or synthesized something (as the ``--auto`` line does)."""
     line = f"Dream complete — merged: {merged}, pruned: {pruned}, conflicts resolved: {resolved}, skipped: {skipped}"
+    if superseded:
+        line += f", superseded: {superseded}"
     return f"{line}, synthesized: {synthesized}" if synthesized else line
 
 
@@ -191,15 +228,31 @@ def auto_summary_line(
 
 
 _REMINDER_HEAD = "mem0-dream detected "
-_REMINDER_TAIL = " contradiction(s) requiring manual review. Run /mem0:dream to resolve them interactively."
+# the reminder's text for any count, as this version writes it and as earlier ones (and the dream
+# skill's fallback) wrote it: "<N> contradiction(s) ... Run /mem0:dream to resolve them ..."
+_REMINDER = re.compile(
+    r"mem0-dream detected ([0-9]+) contradiction(?:s|\(s\))? requiring manual review\. "
+    r"Run /mem0:dream (?:\(or mem0-dream in a terminal\) )?to resolve (?:it|them) interactively\."
+)
 
 
 def reminder_text(count: int) -> str:
-    return f"{_REMINDER_HEAD}{count}{_REMINDER_TAIL}"
+    """``mem0-dream detected 1 contradiction requiring manual review. Run /mem0:dream (or
+    mem0-dream in a terminal) to resolve it interactively.`` (``2 contradictions``, ``them``)."""
+    noun, them = ("contradiction", "it") if count == 1 else ("contradictions", "them")
+    return (
+        f"{_REMINDER_HEAD}{count} {noun} requiring manual review. "
+        f"Run /mem0:dream (or mem0-dream in a terminal) to resolve {them} interactively."
+    )
+
+
+def reminder_count(text: str) -> int:
+    """The count a reminder's text gives (`reminder_text`); 1 when it gives none (a reminder
+    another tool wrote)."""
+    found = _REMINDER.fullmatch(text)
+    return int(found.group(1)) if found else 1
 
 
 def is_reminder_text(text: str) -> bool:
-    """Whether `text` is the reminder's (`reminder_text`), for any count."""
-    if not (text.startswith(_REMINDER_HEAD) and text.endswith(_REMINDER_TAIL)):
-        return False
-    return text[len(_REMINDER_HEAD) : len(text) - len(_REMINDER_TAIL)].isdigit()
+    """Whether `text` is the reminder's (`reminder_text`, or an earlier wording), for any count."""
+    return _REMINDER.fullmatch(text) is not None

@@ -24,12 +24,14 @@ def when(timestamp: str | None) -> str:
 
 def run_line(run: DreamRun) -> str:
     """`<id8>  <date time>  <mode>  merged=<N>  superseded=<N>  pruned=<N>  resolved=<N>  synthesized=<N>
-    not_applied=<N>  <status>` (one line)."""
+    not_applied=<N>  [reminder=<N>  ]<status>` (one line; `reminder=` when the run wrote the
+    reminder of conflicts: the count it left, 0 when it retired it)."""
     mode = run.mode or "unknown"
+    reminder = f"reminder={run.reminder}  " if run.reminder is not None else ""
     return (
         f"{printable(run.run_id[:SHORT_ID])}  {when(run.started_at)}  {printable(mode):<{MODE_WIDTH}}  "
         f"merged={run.merged}  superseded={run.superseded}  pruned={run.pruned}  resolved={run.resolved}  "
-        f"synthesized={run.synthesized}  not_applied={run.not_applied}  {run.state}"
+        f"synthesized={run.synthesized}  not_applied={run.not_applied}  {reminder}{run.state}"
     )
 
 

@@ -15,10 +15,15 @@ the store's write lock (and the apply lock, so no dream run interleaves): what c
 between is left alone too. Every write is history event `UNDO`, actor `mem0-dream`, and
 names the run; the run is then marked undone. The restored records are the old ones with a
 higher version, so a plan made before the undo no longer applies to them.
+
+A conflict the run settled whose loser the undo makes active again is a conflict for a person
+once more: in the same transaction the reminder of conflicts (`reminder.remind`) counts it,
+added to what it counted (a reminder is left when there was none).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields, replace
 
 from ..errors import InvalidInputError
@@ -28,6 +33,8 @@ from ..store import HistoryEntry, SqliteStore
 from ..store.journal import DreamRun
 from ..store.sqlite_store import Writer
 from .apply import ACTOR, apply_lock
+from .plan import plan_from_json
+from .reminder import remind, reminded
 
 EVENT = "UNDO"
 RUN_EVENTS = ("ADD", "MERGE", "SUPERSEDE", "PRUNE")  # what an applied run writes
@@ -176,4 +183,20 @@ def apply_undo(store: SqliteStore, identity: Identity, run_id: str) -> UndoPlan:
                 _write(writer, reversal)
             if not writer.journal_undone(plan.run.run_id):  # cannot happen under the locks; never twice
                 raise InvalidInputError(f"dream run {plan.run.run_id} was already undone")
+            back = conflicts_brought_back(store, plan)
+            if back:
+                writer.dream_run_id = None  # the reminder is no part of the run (`reminder`)
+                remind(writer, identity, reminded(writer, identity) + back, add=True)
     return plan
+
+
+def conflicts_brought_back(store: SqliteStore, plan: UndoPlan) -> int:
+    """How many conflicts the run settled the undo unsettles: each loser it makes active again."""
+    plan_json, resolutions_json = store.journal_plan(plan.run.run_id)
+    run_plan, resolutions = plan_from_json(plan_json), json.loads(resolutions_json)
+    losers = {
+        conflict.ids[1] if resolutions.get(conflict.ids[0]) == "A" else conflict.ids[0]
+        for conflict in run_plan.conflicts
+        if resolutions.get(conflict.ids[0]) in ("A", "B")
+    }
+    return sum(1 for r in plan.reversals if r.restores and r.memory_id in losers)

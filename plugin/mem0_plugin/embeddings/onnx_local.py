@@ -14,6 +14,11 @@ How texts are embedded (docs/embeddings.md):
 
 The session and the tokenizer load on the first `embed` call, never at construction, so an
 MCP server that never searches never pays for the model.
+
+onnxruntime (1.2x on Linux) reports usage to Microsoft and, when it is imported, writes a
+device id and a database under `$XDG_CACHE_HOME` or `~/.cache/Microsoft/DeveloperTools/`;
+`ORT_DISABLE_TELEMETRY=1`, set before the import (`runtime`), turns both off. A value the user
+set is kept (docs/embeddings.md, "Nothing leaves the machine").
 """
 
 from __future__ import annotations
@@ -55,6 +60,14 @@ DEFAULT_DIMS = 384  # the known models' vector size
 ENGLISH_ONLY = frozenset({MINILM_L6_INT8.name})
 
 
+def runtime() -> Any:
+    """The `onnxruntime` module, imported with its telemetry off (see the module docstring)."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    return onnxruntime
+
+
 def threads() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
@@ -88,7 +101,7 @@ class OnnxEmbedder:
 
     def _load(self) -> _Loaded:
         try:
-            import onnxruntime
+            onnxruntime = runtime()
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbedderUnavailable(f"{exc.name} is not installed (pip install onnxruntime tokenizers)") from None

@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..private_files import private_folder
 from ..progress import downloading
 from .base import EmbedderUnavailable
 
@@ -108,7 +109,7 @@ def fetch(pinned: PinnedFile, destination: Path) -> Path:
     import urllib.request  # here: only a download needs it, and it imports http and ssl (slow)
 
     try:
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(destination.parent)
         handle, temporary = tempfile.mkstemp(dir=destination.parent, prefix=f".{pinned.name}.", suffix=".part")
     except OSError as exc:
         raise EmbedderUnavailable(f"cannot write into {destination.parent}: {exc.strerror}") from None

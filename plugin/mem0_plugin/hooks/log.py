@@ -8,6 +8,7 @@ import threading
 import time
 from pathlib import Path
 
+from ..private_files import private_folder
 from ..sanitize import printable
 
 LOG_NAME = "hooks.log"
@@ -26,7 +27,7 @@ def write_line(home: str | Path, what: str, message: str) -> None:
     path = log_path(home)
     try:
         with _lock:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_folder(path.parent)
             if path.exists() and path.stat().st_size > MAX_BYTES:
                 os.replace(path, path.with_name(LOG_NAME + ".1"))
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from ..private_files import open_private, private_folder
+
 REMEMBER_DAYS = 30
 MAX_ENTRIES = 10_000
 FILE_NAME = "left-alone.json"
@@ -40,14 +42,15 @@ def remember(home: Path, keys: Iterable[str], now: datetime) -> None:
     if not new:
         return
     path = verdicts_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folder(path.parent)
     oldest = (now - timedelta(days=REMEMBER_DAYS)).date().isoformat()
     with FileLock(path.with_suffix(".lock"), mode=0o600):
         entries = {key: day for key, day in _read(path).items() if day >= oldest}
         entries.update(dict.fromkeys(new, now.date().isoformat()))
         newest = sorted(entries.items(), key=lambda item: item[1], reverse=True)[:MAX_ENTRIES]
         temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(dict(newest), indent=0), encoding="utf-8")
+        with open_private(temporary) as handle:
+            handle.write(json.dumps(dict(newest), indent=0))
         os.replace(temporary, path)
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, Mem0PluginError, StaleWriteError
+from ..private_files import private_folder
 from ..records import Memory
 from ..store_url import StoreLocation
 from ..timeutil import format_timestamp, utc_now
@@ -70,7 +71,7 @@ def mirror_path(home: Path, host: str, api_key: str) -> Path:
 
 def _private_directory(folder: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_folder(folder)
     except OSError as exc:
         raise ConfigError(f"cannot create the hosted store's cache directory {folder}: {exc.strerror}") from None
 

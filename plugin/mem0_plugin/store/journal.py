@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 MODES = ("interactive", "auto", "apply")  # how a run was started; None for runs recorded before modes were
@@ -27,7 +27,12 @@ SYNTHESIZED_COUNT = (
     "(SELECT count(*) FROM dream_steps s WHERE s.run_id = dream_runs.run_id "
     "AND s.kind = 'synthesize' AND s.outcome = 'applied') AS synthesized"
 )
-SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS) + ", " + SYNTHESIZED_COUNT
+# the count a run left in the reminder of conflicts (its `remind` step, `dream.apply.REMIND`), or
+# NULL when the run did not write the reminder; read from the journal like the syntheses
+REMINDER_LEFT = (
+    "(SELECT max(s.detail) FROM dream_steps s WHERE s.run_id = dream_runs.run_id AND s.kind = 'remind') AS reminder"
+)
+SELECT_RUN_COLUMNS = ", ".join(RUN_COLUMNS) + ", " + SYNTHESIZED_COUNT + ", " + REMINDER_LEFT
 # each count: which of the run's journal steps it counts
 RUN_COUNTS = {
     "merged": "s.kind = 'merge' AND s.outcome = 'applied'",
@@ -54,6 +59,7 @@ class DreamRun:
     not_applied: int
     undone_at: str | None
     synthesized: int = 0
+    reminder: int | None = None  # the conflicts it left the reminder counting (0: it retired it); None: untouched
 
     @property
     def state(self) -> str:
@@ -75,9 +81,12 @@ class DreamRun:
             "resolved": self.resolved,
             "synthesized": self.synthesized,
             "not_applied": self.not_applied,
+            "reminder": self.reminder,
             "undone_at": self.undone_at,
         }
 
 
 def run_of_row(row: tuple) -> DreamRun:
-    return DreamRun(*row)
+    *counts, reminder = row
+    left = str(reminder) if reminder is not None else ""
+    return replace(DreamRun(*counts), reminder=int(left) if left.isascii() and left.isdigit() else None)

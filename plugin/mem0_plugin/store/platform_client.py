@@ -20,7 +20,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import ConfigError, NotFoundError, StoreError
+from ..errors import ConfigError, NotFoundError, ScopeError, StoreError
+from ..mem0_factories import quiet_sdk
 from ..records import Memory
 from ..store_url import HostedAddress
 from .platform_records import add_arguments, added_id
@@ -34,9 +35,7 @@ TIMEOUT_SECONDS = 60.0
 
 
 def _client_class(sdk_dir: Path | None) -> Any:
-    os.environ.setdefault("MEM0_TELEMETRY", "False")  # before mem0 reads it, at its import
-    if sdk_dir is not None:  # where mem0ai keeps its own config.json (else ~/.mem0)
-        os.environ.setdefault("MEM0_DIR", str(sdk_dir))
+    quiet_sdk(sdk_dir)  # before mem0 reads them, at its import
     try:
         from mem0 import MemoryClient
     except ImportError:
@@ -102,8 +101,8 @@ class Platform:
                 raise ConfigError(
                     f"the Mem0 platform at {self.host} refused {what} ({status}): check {API_KEY_ENV}"
                 ) from None
-            if status == 403:  # a valid key, another user (or project) than it may touch
-                raise ConfigError(
+            if status == 403:  # a valid key, another user (or project) than it may touch: exit 4, as mem0-server's 403
+                raise ScopeError(
                     f"the Mem0 platform at {self.host} refused {what} ({status}): the key in {API_KEY_ENV} "
                     f"may not touch this user or project; check {API_KEY_ENV}, --user-id and --project-id"
                 ) from None

@@ -24,6 +24,7 @@ from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
 from ..gloss import search_terms
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
+from ..private_files import create_private_file, private_folder
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
 from ..timeutil import format_timestamp, utc_now
@@ -215,7 +216,8 @@ class SqliteStore:
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
                 return conn
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(self.path.parent)  # a new store and its folder: 0600 / 0700 (its WAL files follow it)
+            create_private_file(self.path)
             conn = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             _retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
@@ -901,6 +903,13 @@ class SqliteStore:
                 (user_id, app_id),
             )
         ]
+
+    def journal_plan(self, run_id: str) -> tuple[str, str]:
+        """(plan JSON, resolutions JSON) of a recorded dream run."""
+        rows = self._query("SELECT plan, resolutions FROM dream_runs WHERE run_id = ?", (run_id,))
+        if not rows:
+            raise NotFoundError(f"no dream run {run_id}")
+        return rows[0][0], rows[0][1]
 
     def journal_steps(self, run_id: str) -> dict[int, str]:
         return dict(self._query("SELECT step, outcome FROM dream_steps WHERE run_id = ?", (run_id,)))
