@@ -32,8 +32,11 @@ from pathlib import Path
 
 import numpy as np
 from mem0_plugin import operations, transfer
+from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.pipeline import make_plan
+from mem0_plugin.dream.retention import choose_policy
 from mem0_plugin.identity import Identity
+from mem0_plugin.records import Memory
 from mem0_plugin.store import open_store
 from mem0_plugin.timeutil import parse_timestamp
 
@@ -208,6 +211,10 @@ class Scores:
     supersede_predicted: int = 0
     supersede_truth: int = 0
     protected_touched: int = 0
+    candidates: int = 0  # pairs asked of a judge (synthesis groups aside)
+    judge_merges: int = 0  # of them, labelled merge pairs: what an always-right judge adds
+    judge_conflicts: int = 0  # of them, labelled contradictions
+    retirer_merges: int = 0  # merged pairs that are a labelled contradiction: a fact merged with what retires it
     synthesis_tp: int = 0  # proposed groups holding a labelled group
     synthesis_predicted: int = 0
     synthesis_found: int = 0  # labelled groups some proposed group holds
@@ -256,6 +263,15 @@ class Scores:
     def synthesis_recall(self) -> float:
         return self.ratio(self.synthesis_found, self.synthesis_truth)
 
+    @property
+    def judged_merge_recall(self) -> float:
+        """Merge recall with an always-right judge answering the candidates."""
+        return self.ratio(self.merge_tp + self.judge_merges, self.merge_truth)
+
+    @property
+    def judged_conflict_recall(self) -> float:
+        return self.ratio(self.conflict_tp + self.judge_conflicts, self.conflict_truth)
+
     def hit_rate(self, lang: str | None = None) -> float:
         if lang is None:
             return self.ratio(sum(h for h, _ in self.hits.values()), sum(n for _, n in self.hits.values()))
@@ -286,50 +302,110 @@ def protected_ids(data: dict) -> set[str]:
     }
 
 
+@dataclass(frozen=True)
+class Truth:
+    """What a set labels, as pairs of memory ids."""
+
+    merges: frozenset
+    conflicts: dict  # pair -> the newer id
+    marked: dict  # the marked conflicts: pair -> the newer id
+    protected: frozenset
+    groups: tuple  # synthesis groups
+    negatives: tuple  # synthesis negatives
+
+    @classmethod
+    def of(cls, data: dict) -> Truth:
+        merges, conflicts = truth_pairs(data)
+        return cls(
+            frozenset(merges),
+            conflicts,
+            marked_pairs(data),
+            frozenset(protected_ids(data)),
+            tuple(frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_groups", [])),
+            tuple(frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_negatives", [])),
+        )
+
+
 def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
-    merges, conflicts = truth_pairs(data)
-    marked = marked_pairs(data)
-    protected = protected_ids(data)
-    scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts), supersede_truth=len(marked))
+    """Dream's plan of each project, made from the store as a user's run makes it, scored."""
     now = parse_timestamp(data["as_of"], "as_of")
-    groups = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_groups", [])]
-    negatives = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_negatives", [])]
+    with open_store(url) as store:
+        plans = [make_plan(store, identity(url, home, project), now, semantic=semantic) for project in projects(data)]
+    return score_plans(data, plans)
+
+
+def analysed_plans(data: dict, vectors: dict[str, np.ndarray]) -> list:
+    """Dream's plan of each project made by the pure analysis from `vectors` (by memory id), without
+    a store: the plan a run makes from the same memories and stored vectors, in a fraction of
+    the time (`benchmarks/quality.py --ablation` makes hundreds)."""
+    now = parse_timestamp(data["as_of"], "as_of")
+    policy, source = choose_policy({})
+    plans = []
+    for project in projects(data):
+        memories = [Memory(**record) for record in records(data, project)]
+        plans.append(
+            analyse(
+                memories,
+                policy,
+                now,
+                user_id=USER,
+                project_id=project,
+                policy_source=source,
+                vectors={m.id: vectors[m.id] for m in memories if m.id in vectors},
+            )
+        )
+    return plans
+
+
+def score_plans(data: dict, plans) -> Scores:
+    """The plans (one per project) scored against what `data` labels."""
+    truth = Truth.of(data)
+    scores = Scores(
+        merge_truth=len(truth.merges), conflict_truth=len(truth.conflicts), supersede_truth=len(truth.marked)
+    )
     found: set[frozenset] = set()
     hit: set[frozenset] = set()
-    with open_store(url) as store:
-        for project in projects(data):
-            plan = make_plan(store, identity(url, home, project), now, semantic=semantic)
-            for candidate in plan.candidates:
-                if candidate.question != "synthesize":
-                    continue
-                ids = set(candidate.ids)
-                scores.synthesis_predicted += 1
-                held = [g for g in groups if g <= ids]
-                scores.synthesis_tp += bool(held)
-                found.update(held)
-                hit.update(n for n in negatives if len(n & ids) >= 2)
-            for merge in plan.merges:
-                pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
-                scores.merge_predicted += len(pairs)
-                scores.merge_tp += len(pairs & merges)
-            for conflict in plan.conflicts:
-                pair = frozenset(conflict.ids)
-                scores.conflict_predicted += 1
-                if pair in conflicts:
-                    scores.conflict_tp += 1
-                    scores.winner_right += conflict.likely_winner == conflicts[pair]
-            for supersede in plan.supersedes:  # a supersede is a conflict whose winner is known
-                pair = frozenset(supersede.ids)
-                scores.conflict_predicted += 1
-                scores.supersede_predicted += 1
-                if pair in conflicts:
-                    scores.conflict_tp += 1
-                    scores.winner_right += supersede.new == conflicts[pair]
-                scores.supersede_tp += marked.get(pair) == supersede.new
-            scores.protected_touched += len(protected & set(plan.memory_ids))
-    scores.synthesis_truth, scores.synthesis_found = len(groups), len(found)
-    scores.synthesis_negatives, scores.synthesis_negatives_hit = len(negatives), len(hit)
+    for plan in plans:
+        for candidate in plan.candidates:
+            if candidate.question != "synthesize":
+                pair = frozenset(candidate.ids)
+                scores.candidates += 1
+                scores.judge_merges += pair in truth.merges
+                scores.judge_conflicts += pair in truth.conflicts
+                continue
+            ids = set(candidate.ids)
+            scores.synthesis_predicted += 1
+            held = [g for g in truth.groups if g <= ids]
+            scores.synthesis_tp += bool(held)
+            found.update(held)
+            hit.update(n for n in truth.negatives if len(n & ids) >= 2)
+        _score_actions(scores, plan, truth)
+        scores.protected_touched += len(truth.protected & set(plan.memory_ids))
+    scores.synthesis_truth, scores.synthesis_found = len(truth.groups), len(found)
+    scores.synthesis_negatives, scores.synthesis_negatives_hit = len(truth.negatives), len(hit)
     return scores
+
+
+def _score_actions(scores: Scores, plan, truth: Truth) -> None:
+    for merge in plan.merges:
+        pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
+        scores.merge_predicted += len(pairs)
+        scores.merge_tp += len(pairs & truth.merges)
+        scores.retirer_merges += len(pairs & truth.conflicts.keys())
+    for conflict in plan.conflicts:
+        pair = frozenset(conflict.ids)
+        scores.conflict_predicted += 1
+        if pair in truth.conflicts:
+            scores.conflict_tp += 1
+            scores.winner_right += conflict.likely_winner == truth.conflicts[pair]
+    for supersede in plan.supersedes:  # a supersede is a conflict whose winner is known
+        pair = frozenset(supersede.ids)
+        scores.conflict_predicted += 1
+        scores.supersede_predicted += 1
+        if pair in truth.conflicts:
+            scores.conflict_tp += 1
+            scores.winner_right += supersede.new == truth.conflicts[pair]
+        scores.supersede_tp += truth.marked.get(pair) == supersede.new
 
 
 def score_search(data: dict, url: str, home: Path, semantic, scores: Scores, k: int = 5) -> Scores:
@@ -353,7 +429,10 @@ def describe(scores: Scores, label: str) -> str:
         f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
         f"supersedes P {scores.supersede_precision:.2f} R {scores.supersede_recall:.2f} "
         f"({scores.supersede_tp}/{scores.supersede_predicted}, {scores.supersede_truth} true); "
-        f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
+        f"likely winner {scores.winner_rate:.2f}; merges of a labelled contradiction {scores.retirer_merges}; "
+        f"protected touched {scores.protected_touched}; "
+        f"candidates {scores.candidates} (with an always-right judge: merges R {scores.judged_merge_recall:.2f}, "
+        f"conflicts R {scores.judged_conflict_recall:.2f}); "
         f"synthesis P {scores.synthesis_precision:.2f} R {scores.synthesis_recall:.2f} "
         f"({scores.synthesis_tp}/{scores.synthesis_predicted} groups, {scores.synthesis_truth} true; "
         f"negatives hit {scores.synthesis_negatives_hit}/{scores.synthesis_negatives}); "
