@@ -22,11 +22,15 @@ as either), and supersedes on their own against the marked pairs.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import itertools
 import json
 import sys
+import time
 import uuid
 from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +39,7 @@ from mem0_plugin import operations, transfer
 from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.pipeline import make_plan
 from mem0_plugin.dream.retention import choose_policy
+from mem0_plugin.dream.rules import Example, Rule
 from mem0_plugin.identity import Identity
 from mem0_plugin.records import Memory
 from mem0_plugin.store import open_store
@@ -438,6 +443,93 @@ def describe(scores: Scores, label: str) -> str:
         f"negatives hit {scores.synthesis_negatives_hit}/{scores.synthesis_negatives}); "
         f"search hit@5 {scores.hit_rate():.2f} ({langs})"
     )
+
+
+def example_outcome(example: Example) -> str | None:
+    """What dream's plan makes of a rule's example (`dream.rules.Example`): its two memories alone,
+    the older first, with vectors at the example's cosine: "merge", "conflict", "supersede",
+    "candidate" (left to a judge) or None."""
+    texts = (example.older, example.newer)
+    memories = [
+        Memory(
+            id=f"00000000-0000-4000-8000-00000000000{i}",
+            memory=text,
+            user_id=USER,
+            app_id="examples",
+            metadata={"type": example.type},
+            created_at=f"2026-0{i + 1}-01T00:00:00+00:00",
+            updated_at=f"2026-0{i + 1}-01T00:00:00+00:00",
+        )
+        for i, text in enumerate(texts)
+    ]
+    sine = float(np.sqrt(max(0.0, 1.0 - example.cosine**2)))
+    vectors = {
+        memories[0].id: np.array([1.0, 0.0], dtype=np.float32),
+        memories[1].id: np.array([example.cosine, sine], dtype=np.float32),
+    }
+    policy, source = choose_policy({})
+    plan = analyse(
+        memories,
+        policy,
+        parse_timestamp("2026-06-01T00:00:00+00:00", "now"),
+        user_id=USER,
+        project_id="examples",
+        policy_source=source,
+        vectors=vectors,
+        synthesis=False,
+    )
+    if plan.merges:
+        return "merge"
+    if plan.supersedes:
+        return "supersede"
+    if plan.conflicts:
+        return "conflict"
+    return "candidate" if plan.candidates else None
+
+
+@contextmanager
+def switched_off(rule: Rule) -> Iterator[None]:
+    """`rule` off for the block: each name it is called by answers its `off` value."""
+    saved = []
+    try:
+        for where in rule.where:
+            module, name = where.rsplit(".", 1)
+            owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+            saved.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, lambda *args, _off=rule.off, **kwargs: _off)
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
+
+
+@contextmanager
+def timed(rules: Sequence[Rule], spent: dict[str, float]) -> Iterator[None]:
+    """Each rule's calls timed for the block, the seconds added to `spent` by rule name (a rule
+    calling another is counted in both)."""
+    saved = []
+
+    def wrapped(function: Callable, name: str) -> Callable:
+        def call(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+
+        return call
+
+    try:
+        for rule in rules:
+            for where in rule.where:
+                module, name = where.rsplit(".", 1)
+                owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+                saved.append((owner, name, getattr(owner, name)))
+                setattr(owner, name, wrapped(getattr(owner, name), rule.name))
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
 
 
 if __name__ == "__main__":  # `python tests/labelled.py --cache-vectors`: refresh VECTORS after editing the set
