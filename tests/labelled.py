@@ -33,17 +33,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from mem0_plugin import operations, transfer
 from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.pipeline import make_plan
 from mem0_plugin.dream.retention import choose_policy
-from mem0_plugin.dream.rules import Example, Rule
 from mem0_plugin.identity import Identity
 from mem0_plugin.records import Memory
 from mem0_plugin.store import open_store
 from mem0_plugin.timeutil import parse_timestamp
+
+if TYPE_CHECKING:
+    from mem0_plugin.dream.rules import Example, Rule
 
 DATA = Path(__file__).parent / "data" / "dev_set.json"
 HELD_OUT = Path(__file__).parent / "data" / "held_out.json"  # never tuned on (docs/quality.md, "The held-out set")
@@ -181,6 +184,40 @@ def store_cached_vectors(store, data: dict, model: str) -> int:
     ]
     with store.write() as writer:
         return writer.store_vectors(USER, model, rows)
+
+
+def vectors_by_id(data: dict, cache: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The cached vectors (by text key, `cached_vectors`) of the set's memories, by memory id."""
+    return {memory_id(m["key"]): cache[text_key(m["text"])] for m in data["memories"] if text_key(m["text"]) in cache}
+
+
+def write_path_rate(data: dict, vectors: dict[str, np.ndarray]) -> tuple[int, int, int]:
+    """(right, wrong, marked): each memory added after every memory of its project created before
+    it, what the write path (`write_path.decide`, as `add_memory(infer=true)` runs it on the
+    `write_path.CANDIDATES` nearest of its type) supersedes: the labelled marked replacements it
+    supersedes (right), the other pairs it supersedes (wrong), and how many marked replacements
+    there are."""
+    from mem0_plugin import write_path
+    from mem0_plugin.dream.analysed import analysed
+
+    by_id = {memory_id(m["key"]): m for m in data["memories"]}
+    built = {r["id"]: Memory(**r) for project in projects(data) for r in records(data, project)}
+    marked = marked_pairs(data)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for i, m in sorted(by_id.items(), key=lambda item: item[1]["created_at"]):
+        if i in vectors:
+            groups[(m["project"], m["type"])].append(i)
+    right = wrong = 0
+    for members in groups.values():
+        matrix = np.stack([vectors[i].astype(np.float32) for i in members])
+        cosines = matrix @ matrix.T
+        for n, new in enumerate(members[1:], start=1):
+            newer = analysed(built[new])
+            for o in sorted(range(n), key=lambda o: -cosines[n, o])[: write_path.CANDIDATES]:
+                if write_path.decide(built[members[o]], newer, float(cosines[n, o])) == write_path.SUPERSEDED:
+                    hit = marked.get(frozenset((members[o], new))) == new
+                    right, wrong = right + hit, wrong + (not hit)
+    return right, wrong, len(marked)
 
 
 def write_vector_cache(data: dict, folder: Path, path: Path = VECTORS) -> int:

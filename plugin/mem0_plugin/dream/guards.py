@@ -55,9 +55,18 @@ _NOT_RETIRED = frozenset(
 )
 
 
-@lru_cache(maxsize=1 << 12)
+# a word each retirement above holds: most texts hold none, and are read no further
+_RETIRED_HINT = re.compile(
+    "remov|dropp|delet|retir|deprecat|decommission|ripped|got rid|stopped|no longer|moved|migrated|switched|replaced|"
+    "sunset|gone|убрал|удалил|отказал|больше не|выпилил|не использ|不再|移除|删除|去掉|弃用|废弃|停用|廃止|削除|撤去|使わな"
+)
+
+
+@lru_cache(maxsize=1 << 15)
 def retired_words(lowered: str) -> frozenset[str]:
     """The words of what a text (lower-cased) says was retired (`_RETIRED_AFTER`, `_RETIRED_BEFORE`)."""
+    if _RETIRED_HINT.search(lowered) is None:
+        return frozenset()
     found: set[str] = set()
     for pattern in (_RETIRED_AFTER, _RETIRED_BEFORE):
         for match in pattern.finditer(lowered):
@@ -156,3 +165,34 @@ def replaces(older: Reading, newer: Reading) -> bool:
     text that already rules something out ("Don't use X; use Y instead", "X was rejected") states
     the choice the newer's marker may repeat ("switch to Y", "X was dropped")."""
     return newer.marked and not older.marked and not older.negated
+
+
+# "from X to Y", "replaced X with Y": X, what the newer text left (`polarity.moved_away` reads it too)
+_FROM = re.compile(r"\bfrom\s+([\w.@+#/-]+)\s+(?:to|for)\b|\breplaced\s+([\w.@+#/-]+)\s+(?:with|by)\b")
+_TOKEN = re.compile(r"[\w@+#][\w@./+#-]*[\w+#]|[\w@+#]")
+_WINDOW_END = frozenset("with by to for in on at and or because so since as after when from via".split())
+
+
+def left_names(r: Reading) -> frozenset[str]:
+    """The specific names (a tool, a package-like name, a word with a digit, dot, slash or dash)
+    a text says it retired, replaced or moved away from ("pip-tools" of "Replaced pip-tools with
+    uv"), whole."""
+    names = r.names | r.compounds
+    found: set[str] = set()
+    for pattern in (_RETIRED_AFTER, _RETIRED_BEFORE, _LEFT_AFTER, _LEFT_BEFORE, _FROM):
+        for match in pattern.finditer(r.lowered):
+            window = next(group for group in match.groups() if group is not None)
+            tokens = _TOKEN.findall(window)
+            if pattern is _RETIRED_BEFORE:
+                tokens = tokens[-1:]  # the name just before "was removed"
+            for token in tokens:
+                if token in _WINDOW_END:
+                    break
+                if token not in _NOT_RETIRED and (token in names or not token.isalpha()) and not token.isdigit():
+                    found.add(token)
+    return frozenset(found)
+
+
+def names_it(name: str, r: Reading) -> bool:
+    """`r` holds `name` as a whole word ("pip-tools", not "pip-tools-extra")."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", r.lowered) is not None

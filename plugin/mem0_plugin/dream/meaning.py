@@ -64,9 +64,12 @@ NEAREST_VALUE_COSINE = 0.50
 
 
 LOW_MERGE_COSINE = 0.66  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
-# A pair the rules left alone is a judge's "merge" question from here; the closest pairs below it
-# are mostly observations of one habit, which synthesis groups (docs/dream.md, "Candidates").
-ASK_MERGE_COSINE = 0.70
+# A pair the rules left alone is a judge's "merge" question from here, unless the rules read it as
+# about two things (`open_question`); a run asks the best of them only (`judging.candidate_limit`).
+ASK_MERGE_COSINE = 0.60
+# Records of events this close are mostly observations of one habit, which synthesis groups
+# (docs/dream.md, "Candidates"): asked about merging only from here.
+ASK_EVENT_MERGE_COSINE = 0.70
 EVIDENCE_WORD_OVERLAP = 0.40
 NUMBER_EVIDENCE_WORD_OVERLAP = 0.20  # with a number of two digits or more in common
 
@@ -206,15 +209,26 @@ def open_question(
 ) -> str | None:
     """What to ask a judge about a pair `relation` left alone (docs/dream.md, "Candidates"):
     "supersede" when the newer text alone marks a change, "conflict" when one text only is
-    negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking.
+    negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking, and
+    never for two things the rules tell apart (`about_two_things`), bar a marked change.
     Records of events never conflict, so they are only asked about merging."""
     if cosine < CONFLICT_COSINE:
         return None
     event = older.type in EVENT_TYPES
+    a, b = reading_of(older, readings), reading_of(newer, readings)
     if not event:
-        a, b = reading_of(older, readings), reading_of(newer, readings)
         if b.marked and not a.marked:
             return "supersede"
         if a.negated != b.negated:
-            return "conflict"
-    return "merge" if cosine >= ASK_MERGE_COSINE else None
+            question = "conflict"
+        elif cosine >= ASK_MERGE_COSINE:
+            question = "merge"
+        else:
+            return None
+    elif cosine >= ASK_EVENT_MERGE_COSINE:
+        question = "merge"
+    else:
+        return None
+    # two things, each with its own value or name, are seldom one fact (a judge said yes to a
+    # tenth of them on the labelled sets): not worth a question
+    return None if about_two_things(older, newer, readings) else question

@@ -26,6 +26,7 @@ from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
 from .reading import Readings
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
+from .replaced_names import named_pairs
 from .retired_values import retired_pairs
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
@@ -67,6 +68,9 @@ def type_actions(
         taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
         free = [item for item in with_vectors if item.id not in taken]  # (a replaced value named: far apart)
         found.conflicts += meaning_conflicts(retired_pairs(free, vectors, readings), type_name, taken)
+        taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
+        free = [item for item in free if item.id not in taken]  # (a replaced name named: far apart)
+        found.conflicts += meaning_conflicts(named_pairs(free, vectors, readings), type_name, taken)
     found.asked = [
         (cosine, older.id, newer.id, question)
         for cosine, older, newer, kind, question in judged

@@ -250,12 +250,12 @@ RULES: tuple[Rule, ...] = (
         ("meaning.identifier_differs",),
         False,
         (
-            _e("Call `fetchUser` from the loader.", "Call `fetchOrders` from the loader.", 0.9, "candidate"),
+            _e("Call `fetchUser` from the loader.", "Call `fetchOrders` from the loader.", 0.9, None),
             _e(
                 "The CI secret MAPS_API_KEY is set per flavor.",
                 "Per flavor the CI secret SEGMENT_WRITE_KEY is set.",
                 0.86,
-                "candidate",
+                None,
             ),
         ),
     ),
@@ -270,7 +270,7 @@ RULES: tuple[Rule, ...] = (
                 "Run docker compose up mock-upstream for local tests.",
                 "For local tests, docker compose up mock-admin runs the mocks.",
                 0.88,
-                "candidate",
+                None,
             ),
         ),
     ),
@@ -304,8 +304,8 @@ RULES: tuple[Rule, ...] = (
         ("meaning.swapped_words",),
         [],
         (
-            _e("The gRPC API listens on port 8001.", "The HTTP API listens on port 8000.", 0.8, "candidate"),
-            _e("The worker's timeout is 30 s.", "The API's timeout is 60 s.", 0.72, "candidate", decisive=False),
+            _e("The gRPC API listens on port 8001.", "The HTTP API listens on port 8000.", 0.8, None),
+            _e("The worker's timeout is 30 s.", "The API's timeout is 60 s.", 0.72, None, decisive=False),
         ),
     ),
     Rule(
@@ -334,7 +334,7 @@ RULES: tuple[Rule, ...] = (
                 "The search index is rebuilt nightly at 02:00.",
                 "On staging the search index is rebuilt nightly at 04:00.",
                 0.8,
-                "candidate",
+                None,
             ),
         ),
     ),
@@ -356,7 +356,7 @@ RULES: tuple[Rule, ...] = (
             _e(
                 "The session cookie expires after 12 hours.",
                 "The refresh token cookie expires after 30 days.",
-                0.7,
+                0.58,
                 None,
             ),
         ),
@@ -406,7 +406,7 @@ RULES: tuple[Rule, ...] = (
         "a lexical conflict the pair rules read as about two things is dropped",
         ("per_type.about_two_things",),
         False,
-        (_e("MAPS_API_KEY is injected per flavor.", "SEGMENT_WRITE_KEY is injected per flavor.", 0.86, "candidate"),),
+        (_e("MAPS_API_KEY is injected per flavor.", "SEGMENT_WRITE_KEY is injected per flavor.", 0.86, None),),
     ),
     Rule(
         "retired_pairs",
@@ -419,6 +419,21 @@ RULES: tuple[Rule, ...] = (
                 "The tile server answers on port 7800.",
                 "Moved the tile server off 7800 to 7801 for the new proxy.",
                 0.35,
+                "supersede",
+            ),
+        ),
+    ),
+    Rule(
+        "named_pairs",
+        "finds",
+        'a marked change naming what it left ("replaced X with Y", "X is no longer used") finds the older text naming X, far apart in meaning',
+        ("per_type.named_pairs",),
+        [],
+        (
+            _e(
+                "Python deps via pip-tools: edit requirements.in and run pip-compile.",
+                "Replaced pip-tools with uv; the lockfile is uv.lock.",
+                0.3,
                 "supersede",
             ),
         ),
