@@ -28,7 +28,7 @@ import re
 from functools import lru_cache
 
 from ..text import words
-from .reading import Reading
+from .reading import Reading, literal_values
 
 # A thing retired, and where its name is: after the marker ("removed Redis", "no longer uses
 # Redis", "убрали Redis", "不再使用 Redis", "弃用了 Redis") or before it ("Redis was removed",
@@ -194,5 +194,17 @@ def left_names(r: Reading) -> frozenset[str]:
 
 
 def names_it(name: str, r: Reading) -> bool:
-    """`r` holds `name` as a whole word ("pip-tools", not "pip-tools-extra")."""
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", r.lowered) is not None
+    """`r` holds `name` as a whole word ("pip-tools", not "pip-tools-extra"; Chinese or Japanese
+    characters beside it end it)."""
+    return re.search(rf"(?<![a-z0-9_-]){re.escape(name)}(?![a-z0-9_-])", r.lowered) is not None
+
+
+def names_lost(a: Reading, b: Reading) -> bool:
+    """Each text names something the other does not write (a literal of one, a package-like
+    name of the other: "with `cross`" / "with cargo-zigbuild"): whichever is kept, a merge loses
+    the other's name."""
+    own_a = {value for value in literal_values(a) if value.isalpha()} | a.compounds
+    own_b = {value for value in literal_values(b) if value.isalpha()} | b.compounds
+    only_a = [v for v in own_a if not names_it(v, b)]
+    only_b = [v for v in own_b if not names_it(v, a)]
+    return bool(only_a) and bool(only_b) and bool(a.compounds | b.compounds)

@@ -22,7 +22,7 @@ from ..lexicon import EVENT_TYPES, WEAK_WORDS
 from .agreement import restates
 from .analysed import AnalysedMemory
 from .conditions import adds_condition
-from .guards import negation_clash, replaces, retires, time_limited
+from .guards import names_lost, negation_clash, replaces, retires, time_limited
 from .literal_kinds import VALUE_KINDS
 from .literals import held, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
@@ -144,6 +144,7 @@ def relation(
         and (event or (not flipped and not replaces(a, b)))
         and (cosine >= MERGE_COSINE or shared_evidence(a, b))
         and one_holds_all(a, b)
+        and not names_lost(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
         and not (swaps := swapped_words(a, b))
         and not narrowed(a, b)

@@ -102,6 +102,21 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "names_lost",
+        "guard",
+        "each text names something the other does not write (a literal, a package-like name): a merge would lose one",
+        ("meaning.names_lost",),
+        False,
+        (
+            _e(
+                "Release binaries are cross-compiled with `cross` in release.yml.",
+                "Release binaries are cross-compiled with cargo-zigbuild in release.yml.",
+                0.8,
+                "candidate",
+            ),
+        ),
+    ),
+    Rule(
         "time_limited",
         "guard",
         'one text limits its statement in time ("for now", "temporarily", "пока что", "暂时") and the other does not',
