@@ -113,12 +113,12 @@ def ablation(folder: Path) -> None:
             f"{name}: marked replacements superseded by --auto {scores.supersede_tp}/{scores.supersede_truth}, "
             f"by the write path {written}/{marked} ({wrong} other pairs superseded)"
         )
-    print()
+    print("\nWhat each rule changes (with it, against without it):\n")
     print(
         "| rule | kind | "
-        + " | ".join(f"{name}: adds (merges, contradictions, supersedes)" for name in sets)
+        + " | ".join(f"{name}: right merges, contradictions, supersedes" for name in sets)
         + " | "
-        + " | ".join(f"{name}: costs (wrong merges, wrong contradictions, retirer merges)" for name in sets)
+        + " | ".join(f"{name}: wrong merges, contradictions, retirer merges" for name in sets)
         + " | CPU |"
     )
     print("|---|---|" + "---|" * (2 * len(sets) + 1))

@@ -21,6 +21,7 @@ as either), and supersedes on their own against the marked pairs.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib
 import itertools
@@ -533,7 +534,7 @@ def switched_off(rule: Rule) -> Iterator[None]:
             module, name = where.rsplit(".", 1)
             owner = importlib.import_module(f"mem0_plugin.dream.{module}")
             saved.append((owner, name, getattr(owner, name)))
-            setattr(owner, name, lambda *args, _off=rule.off, **kwargs: _off)
+            setattr(owner, name, lambda *args, _off=rule.off, **kwargs: copy.copy(_off))  # (a fresh [] each call)
         yield
     finally:
         for owner, name, value in reversed(saved):
