@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from .meaning import about_two_things
 from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction, SynthesizeAction
-from .reading import literal_values, reading
+from .reading import Readings, literal_values, reading
 from .relations import Judged
 from .topics import conflict_topic
 
@@ -54,11 +55,14 @@ def open_candidates(
     asked.sort(key=lambda pair: (_ASKED_FIRST[pair[3]], -pair[0], pair[1].id, pair[2].id))
     used = set(taken)
     found: list[Candidate] = []
+    readings: Readings = {}
     for cosine, older, newer, question, type_name in asked:
         if len(found) == limit:
             break
         if older.id in used or newer.id in used:
             continue
+        if question != "supersede" and about_two_things(older, newer, readings):
+            continue  # two things, each with its own value or name: seldom one fact (docs/quality.md, "The judge")
         used.update((older.id, newer.id))
         found.append(
             Candidate(

@@ -210,14 +210,14 @@ def open_question(
 ) -> str | None:
     """What to ask a judge about a pair `relation` left alone (docs/dream.md, "Candidates"):
     "supersede" when the newer text alone marks a change, "conflict" when one text only is
-    negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking, and
-    never for two things the rules tell apart (`about_two_things`), bar a marked change.
-    Records of events never conflict, so they are only asked about merging."""
+    negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking.
+    Records of events never conflict, so they are only asked about merging. (A pair the rules
+    read as about two things is not asked either: `judging.open_candidates` leaves it out.)"""
     if cosine < CONFLICT_COSINE:
         return None
     event = older.type in EVENT_TYPES
-    a, b = reading_of(older, readings), reading_of(newer, readings)
     if not event:
+        a, b = reading_of(older, readings), reading_of(newer, readings)
         if b.marked and not a.marked:
             return "supersede"
         if a.negated != b.negated:
@@ -230,6 +230,4 @@ def open_question(
         question = "merge"
     else:
         return None
-    # two things, each with its own value or name, are seldom one fact (a judge said yes to a
-    # tenth of them on the labelled sets): not worth a question
-    return None if about_two_things(older, newer, readings) else question
+    return question
