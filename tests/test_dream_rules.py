@@ -30,3 +30,22 @@ def test_switching_a_rule_off_restores_it():
     with switched_off(rule):
         pass
     assert example_outcome(example) == example.expected
+
+
+def test_the_guards_read_a_long_run_of_name_characters_once():
+    """A name is looked for where no name character precedes it: "x-x-x-…" (40,000 characters)
+    backtracked from each of its characters (minutes) before; now it is read once."""
+    from mem0_plugin.dream import agreement, guards
+    from mem0_plugin.dream.analysed import analysed
+    from mem0_plugin.dream.reading import reading_of
+    from mem0_plugin.records import Memory
+
+    def read(text: str):
+        return reading_of(analysed(Memory(id=text[:8], memory=text, user_id="u")), {})
+
+    other = read("We use Memcached for sessions.")
+    for text in ("x-" * 20000, "now " + "x" * 40000 + " 代わりに", "x" * 40000 + " was removed"):
+        long = read(text)
+        assert not guards.retires(long, other) and not agreement.restates(long, other)
+        assert guards.left_names(long) == frozenset()  # (no name: a run of one letter names nothing)
+        assert guards.replaced_named(other, long) is None

@@ -30,7 +30,8 @@ from functools import lru_cache
 from ..text import words
 from .reading import Reading, literal_values
 
-# A thing retired, and where its name is: after the marker ("removed Redis", "no longer uses
+# A thing retired, and where its name is (a name starts where no name character precedes it, so
+# a long run of name characters is scanned once, not from each of its characters): after the marker ("removed Redis", "no longer uses
 # Redis", "убрали Redis", "不再使用 Redis", "弃用了 Redis") or before it ("Redis was removed",
 # "Redis は廃止", "Redis 已移除").
 _RETIRED_AFTER = re.compile(
@@ -41,11 +42,11 @@ _RETIRED_AFTER = re.compile(
     r"|(?:不再使用|不再用|不再|移除了?|删除了?|去掉了?|弃用了?|废弃了?|停用了?)\s*([a-z][\w@./+#-]*)"
 )
 _RETIRED_BEFORE = re.compile(
-    r"((?:[\w@./+#-]+\s+){1,3})(?:(?:was|were|has been|have been|is|are|got) (?:now )?(?:removed|dropped|deleted|"
+    r"(?<![\w@./+#-])((?:[\w@./+#-]+\s+){1,3})(?:(?:was|were|has been|have been|is|are|got) (?:now )?(?:removed|dropped|deleted|"
     r"retired|deprecated|decommissioned|ripped out|sunset|gone)|is no longer used|are no longer used)\b"
-    r"|([a-z][\w@./+#-]*)\s*(?:は|を)?\s*(?:廃止|削除|撤去|使わなくな|もう使わな)"
-    r"|([a-z][\w@./+#-]*)\s*(?:已移除|已删除|已废弃|已弃用|被移除|被删除|被废弃)"
-    r"|([a-z][\w@./+#-]*)\s+(?:убрали|удалили|выпилили|больше не используем)"
+    r"|(?<![a-z0-9_@./+#-])([a-z][\w@./+#-]*)\s*(?:は|を)?\s*(?:廃止|削除|撤去|使わなくな|もう使わな)"
+    r"|(?<![a-z0-9_@./+#-])([a-z][\w@./+#-]*)\s*(?:已移除|已删除|已废弃|已弃用|被移除|被删除|被废弃)"
+    r"|(?<![a-z0-9_@./+#-])([a-z][\w@./+#-]*)\s+(?:убрали|удалили|выпилили|больше не используем)"
 )
 # words a retirement's window holds that name nothing retired
 _NOT_RETIRED = frozenset(
@@ -92,7 +93,7 @@ def _retires(retirer: Reading, other: Reading) -> bool:
 _LEFT_AFTER = re.compile(
     r"\b(?:instead of|rather than|in place of)\s+((?:[\w@./+#-]+\s*){1,3})|(?:вместо|而不是|取代)\s*([\w@./+#-]+)"
 )
-_LEFT_BEFORE = re.compile(r"([a-z][\w@./+#-]*)\s*の?代わりに")
+_LEFT_BEFORE = re.compile(r"(?<![a-z0-9_@./+#-])([a-z][\w@./+#-]*)\s*の?代わりに")
 
 
 def replaced_named(newer: Reading, older: Reading) -> str | None:

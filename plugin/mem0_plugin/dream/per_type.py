@@ -2,8 +2,8 @@
 
 No action spans two types, so step 3's merges and conflicts are found type by type, each group
 on its own, in the precedence of `analysis`: lexical merges, merges by meaning, lexical
-conflicts, conflicts by meaning, then conflicts by a replaced value the newer text names
-(`retired_values`: pairs too far apart to be compared by meaning). `analyse` runs `type_actions` on every group (in any order,
+conflicts, conflicts by meaning, then conflicts by a replaced value or a left name the newer
+text names (`retired_values`, `replaced_names`: pairs too far apart to be compared by meaning). `analyse` runs `type_actions` on every group (in any order,
 possibly on two processes: `parallel`) and puts the results together; the rest of step 3
 (prunes, candidates, synthesis, supersedes) needs every type at once and stays there.
 
