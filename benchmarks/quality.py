@@ -4,9 +4,19 @@ beside mem0ai's OSS `Memory.search` with the same model (all-MiniLM-L6-v2).
     .venv-bench/bin/python benchmarks/quality.py          # ours and mem0ai OSS (bench extra)
     .venv/bin/python benchmarks/quality.py --no-mem0      # ours only
     .venv/bin/python benchmarks/quality.py --data held-out --no-mem0   # the held-out set, slice by slice too
+    .venv/bin/python benchmarks/quality.py --ablation     # each named rule off in turn, on both sets
 
 The development set (`--data dev`, the default) is the one the rules are tuned on and the test
 suite scores; the held-out set is never tuned on and only scored here.
+
+`--ablation` scores dream's plans, made by the pure analysis from the model's vectors
+(`labelled.analysed_plans`), on both sets with every rule of the registry (`dream.rules`) and
+then with each one off in turn: what the rule adds (the right merges, contradictions and
+supersedes lost without it) and what it costs (the wrong ones it makes, and merges of a labelled
+contradiction), and its share of the analysis' CPU time (the rule's calls timed in one run with
+every rule on; a rule calling another counts in both). It also gives the rates of marked
+replacements superseded by `--auto` (the plan's supersedes) and by the write path
+(`labelled.write_path_rate`).
 
 mem0ai OSS gets each project's memories through `Memory.add(infer=False)` (user_id = the
 project, so each question searches its own project's memories, as ours do) and answers
@@ -54,11 +64,86 @@ def mem0_hits(data: dict, folder: Path, k: int = 5) -> dict[str, list[int]]:
     return hits
 
 
+def model_vectors(name: str, data: dict, folder: Path) -> dict:
+    """The model's vectors of the set's memories by id: the development set's from its cache
+    (`labelled.VECTORS`), the held-out set's embedded now in a store under `folder`."""
+    semantic = Semantic.from_home(folder)
+    assert semantic.model_id is not None, semantic.reason
+    if name == "dev":
+        return labelled.vectors_by_id(data, labelled.cached_vectors(semantic.model_id))
+    url = labelled.build_store(data, folder)
+    with labelled.open_store(url) as store:
+        semantic.backfill(store, labelled.USER)
+        ids = [labelled.memory_id(m["key"]) for m in data["memories"]]
+        return store.vectors_of(labelled.USER, semantic.model_id, ids)
+
+
+COLUMNS = ("merges", "conflicts", "supersedes", "retirer merges")
+
+
+def counts(scores: labelled.Scores) -> tuple[tuple[int, int], ...]:
+    """(right, wrong) of each column."""
+    return (
+        (scores.merge_tp, scores.merge_predicted - scores.merge_tp),
+        (scores.conflict_tp, scores.conflict_predicted - scores.conflict_tp),
+        (scores.supersede_tp, scores.supersede_predicted - scores.supersede_tp),
+        (0, scores.retirer_merges),
+    )
+
+
+def ablation(folder: Path) -> None:
+    from mem0_plugin.dream.rules import RULES
+
+    sets = {}
+    for name, path in (("dev", labelled.DATA), ("held-out", labelled.HELD_OUT)):
+        data = labelled.load(path)
+        (folder / name).mkdir()
+        sets[name] = (data, model_vectors(name, data, folder / name))
+    base, spent, total = {}, {}, 0.0
+    for name, (data, vectors) in sets.items():
+        started = time.process_time()
+        with labelled.timed(RULES, spent):
+            plans = labelled.analysed_plans(data, vectors)
+        total += time.process_time() - started
+        base[name] = counts(labelled.score_plans(data, plans))
+        scores = labelled.score_plans(data, labelled.analysed_plans(data, vectors))
+        written, wrong, marked = labelled.write_path_rate(data, vectors)
+        print(labelled.describe(scores, name))
+        print(
+            f"{name}: marked replacements superseded by --auto {scores.supersede_tp}/{scores.supersede_truth}, "
+            f"by the write path {written}/{marked} ({wrong} other pairs superseded)"
+        )
+    print("\nWhat each rule changes (with it, against without it):\n")
+    print(
+        "| rule | kind | "
+        + " | ".join(f"{name}: right merges, contradictions, supersedes" for name in sets)
+        + " | "
+        + " | ".join(f"{name}: wrong merges, contradictions, retirer merges" for name in sets)
+        + " | CPU |"
+    )
+    print("|---|---|" + "---|" * (2 * len(sets) + 1))
+    for rule in RULES:
+        adds, costs = [], []
+        for name, (data, vectors) in sets.items():
+            with labelled.switched_off(rule):
+                off = counts(labelled.score_plans(data, labelled.analysed_plans(data, vectors)))
+            on = base[name]
+            adds.append(", ".join(f"{on[i][0] - off[i][0]:+d}" for i in range(3)))
+            costs.append(", ".join(f"{on[i][1] - off[i][1]:+d}" for i in (0, 1, 3)))
+        share = 100 * spent.get(rule.name, 0.0) / total if total else 0.0
+        print(f"| {rule.name} | {rule.kind} | " + " | ".join(adds) + " | " + " | ".join(costs) + f" | {share:.1f}% |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-mem0", action="store_true", help="skip mem0ai OSS (needs the bench extra)")
     parser.add_argument("--data", choices=("dev", "held-out"), default="dev", help="which labelled set")
+    parser.add_argument("--ablation", action="store_true", help="each named rule off in turn, on both sets")
     args = parser.parse_args()
+    if args.ablation:
+        with tempfile.TemporaryDirectory(prefix="mem0-ablation-") as tmp:
+            ablation(Path(tmp))
+        return 0
     data = labelled.load(labelled.DATA if args.data == "dev" else labelled.HELD_OUT)
     with tempfile.TemporaryDirectory(prefix="mem0-quality-") as tmp:
         folder = Path(tmp)

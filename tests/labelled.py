@@ -21,21 +21,33 @@ as either), and supersedes on their own against the marked pairs.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import importlib
 import itertools
 import json
 import sys
+import time
 import uuid
 from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from mem0_plugin import operations, transfer
+from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.pipeline import make_plan
+from mem0_plugin.dream.retention import choose_policy
 from mem0_plugin.identity import Identity
+from mem0_plugin.records import Memory
 from mem0_plugin.store import open_store
 from mem0_plugin.timeutil import parse_timestamp
+
+if TYPE_CHECKING:
+    from mem0_plugin.dream.rules import Example, Rule
 
 DATA = Path(__file__).parent / "data" / "dev_set.json"
 HELD_OUT = Path(__file__).parent / "data" / "held_out.json"  # never tuned on (docs/quality.md, "The held-out set")
@@ -175,6 +187,40 @@ def store_cached_vectors(store, data: dict, model: str) -> int:
         return writer.store_vectors(USER, model, rows)
 
 
+def vectors_by_id(data: dict, cache: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The cached vectors (by text key, `cached_vectors`) of the set's memories, by memory id."""
+    return {memory_id(m["key"]): cache[text_key(m["text"])] for m in data["memories"] if text_key(m["text"]) in cache}
+
+
+def write_path_rate(data: dict, vectors: dict[str, np.ndarray]) -> tuple[int, int, int]:
+    """(right, wrong, marked): each memory added after every memory of its project created before
+    it, what the write path (`write_path.decide`, as `add_memory(infer=true)` runs it on the
+    `write_path.CANDIDATES` nearest of its type) supersedes: the labelled marked replacements it
+    supersedes (right), the other pairs it supersedes (wrong), and how many marked replacements
+    there are."""
+    from mem0_plugin import write_path
+    from mem0_plugin.dream.analysed import analysed
+
+    by_id = {memory_id(m["key"]): m for m in data["memories"]}
+    built = {r["id"]: Memory(**r) for project in projects(data) for r in records(data, project)}
+    marked = marked_pairs(data)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for i, m in sorted(by_id.items(), key=lambda item: item[1]["created_at"]):
+        if i in vectors:
+            groups[(m["project"], m["type"])].append(i)
+    right = wrong = 0
+    for members in groups.values():
+        matrix = np.stack([vectors[i].astype(np.float32) for i in members])
+        cosines = matrix @ matrix.T
+        for n, new in enumerate(members[1:], start=1):
+            newer = analysed(built[new])
+            for o in sorted(range(n), key=lambda o: -cosines[n, o])[: write_path.CANDIDATES]:
+                if write_path.decide(built[members[o]], newer, float(cosines[n, o])) == write_path.SUPERSEDED:
+                    hit = marked.get(frozenset((members[o], new))) == new
+                    right, wrong = right + hit, wrong + (not hit)
+    return right, wrong, len(marked)
+
+
 def write_vector_cache(data: dict, folder: Path, path: Path = VECTORS) -> int:
     """Embed every text of the set with the default model (in a store under `folder`) and write
     the cache; returns how many texts it holds."""
@@ -208,6 +254,10 @@ class Scores:
     supersede_predicted: int = 0
     supersede_truth: int = 0
     protected_touched: int = 0
+    candidates: int = 0  # pairs asked of a judge (synthesis groups aside)
+    judge_merges: int = 0  # of them, labelled merge pairs: what an always-right judge adds
+    judge_conflicts: int = 0  # of them, labelled contradictions
+    retirer_merges: int = 0  # merged pairs that are a labelled contradiction: a fact merged with what retires it
     synthesis_tp: int = 0  # proposed groups holding a labelled group
     synthesis_predicted: int = 0
     synthesis_found: int = 0  # labelled groups some proposed group holds
@@ -256,6 +306,15 @@ class Scores:
     def synthesis_recall(self) -> float:
         return self.ratio(self.synthesis_found, self.synthesis_truth)
 
+    @property
+    def judged_merge_recall(self) -> float:
+        """Merge recall with an always-right judge answering the candidates."""
+        return self.ratio(self.merge_tp + self.judge_merges, self.merge_truth)
+
+    @property
+    def judged_conflict_recall(self) -> float:
+        return self.ratio(self.conflict_tp + self.judge_conflicts, self.conflict_truth)
+
     def hit_rate(self, lang: str | None = None) -> float:
         if lang is None:
             return self.ratio(sum(h for h, _ in self.hits.values()), sum(n for _, n in self.hits.values()))
@@ -286,50 +345,110 @@ def protected_ids(data: dict) -> set[str]:
     }
 
 
+@dataclass(frozen=True)
+class Truth:
+    """What a set labels, as pairs of memory ids."""
+
+    merges: frozenset
+    conflicts: dict  # pair -> the newer id
+    marked: dict  # the marked conflicts: pair -> the newer id
+    protected: frozenset
+    groups: tuple  # synthesis groups
+    negatives: tuple  # synthesis negatives
+
+    @classmethod
+    def of(cls, data: dict) -> Truth:
+        merges, conflicts = truth_pairs(data)
+        return cls(
+            frozenset(merges),
+            conflicts,
+            marked_pairs(data),
+            frozenset(protected_ids(data)),
+            tuple(frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_groups", [])),
+            tuple(frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_negatives", [])),
+        )
+
+
 def score_dream(data: dict, url: str, home: Path, semantic) -> Scores:
-    merges, conflicts = truth_pairs(data)
-    marked = marked_pairs(data)
-    protected = protected_ids(data)
-    scores = Scores(merge_truth=len(merges), conflict_truth=len(conflicts), supersede_truth=len(marked))
+    """Dream's plan of each project, made from the store as a user's run makes it, scored."""
     now = parse_timestamp(data["as_of"], "as_of")
-    groups = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_groups", [])]
-    negatives = [frozenset(map(memory_id, g["ids"])) for g in data.get("synthesis_negatives", [])]
+    with open_store(url) as store:
+        plans = [make_plan(store, identity(url, home, project), now, semantic=semantic) for project in projects(data)]
+    return score_plans(data, plans)
+
+
+def analysed_plans(data: dict, vectors: dict[str, np.ndarray]) -> list:
+    """Dream's plan of each project made by the pure analysis from `vectors` (by memory id), without
+    a store: the plan a run makes from the same memories and stored vectors, in a fraction of
+    the time (`benchmarks/quality.py --ablation` makes hundreds)."""
+    now = parse_timestamp(data["as_of"], "as_of")
+    policy, source = choose_policy({})
+    plans = []
+    for project in projects(data):
+        memories = [Memory(**record) for record in records(data, project)]
+        plans.append(
+            analyse(
+                memories,
+                policy,
+                now,
+                user_id=USER,
+                project_id=project,
+                policy_source=source,
+                vectors={m.id: vectors[m.id] for m in memories if m.id in vectors},
+            )
+        )
+    return plans
+
+
+def score_plans(data: dict, plans) -> Scores:
+    """The plans (one per project) scored against what `data` labels."""
+    truth = Truth.of(data)
+    scores = Scores(
+        merge_truth=len(truth.merges), conflict_truth=len(truth.conflicts), supersede_truth=len(truth.marked)
+    )
     found: set[frozenset] = set()
     hit: set[frozenset] = set()
-    with open_store(url) as store:
-        for project in projects(data):
-            plan = make_plan(store, identity(url, home, project), now, semantic=semantic)
-            for candidate in plan.candidates:
-                if candidate.question != "synthesize":
-                    continue
-                ids = set(candidate.ids)
-                scores.synthesis_predicted += 1
-                held = [g for g in groups if g <= ids]
-                scores.synthesis_tp += bool(held)
-                found.update(held)
-                hit.update(n for n in negatives if len(n & ids) >= 2)
-            for merge in plan.merges:
-                pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
-                scores.merge_predicted += len(pairs)
-                scores.merge_tp += len(pairs & merges)
-            for conflict in plan.conflicts:
-                pair = frozenset(conflict.ids)
-                scores.conflict_predicted += 1
-                if pair in conflicts:
-                    scores.conflict_tp += 1
-                    scores.winner_right += conflict.likely_winner == conflicts[pair]
-            for supersede in plan.supersedes:  # a supersede is a conflict whose winner is known
-                pair = frozenset(supersede.ids)
-                scores.conflict_predicted += 1
-                scores.supersede_predicted += 1
-                if pair in conflicts:
-                    scores.conflict_tp += 1
-                    scores.winner_right += supersede.new == conflicts[pair]
-                scores.supersede_tp += marked.get(pair) == supersede.new
-            scores.protected_touched += len(protected & set(plan.memory_ids))
-    scores.synthesis_truth, scores.synthesis_found = len(groups), len(found)
-    scores.synthesis_negatives, scores.synthesis_negatives_hit = len(negatives), len(hit)
+    for plan in plans:
+        for candidate in plan.candidates:
+            if candidate.question != "synthesize":
+                pair = frozenset(candidate.ids)
+                scores.candidates += 1
+                scores.judge_merges += pair in truth.merges
+                scores.judge_conflicts += pair in truth.conflicts
+                continue
+            ids = set(candidate.ids)
+            scores.synthesis_predicted += 1
+            held = [g for g in truth.groups if g <= ids]
+            scores.synthesis_tp += bool(held)
+            found.update(held)
+            hit.update(n for n in truth.negatives if len(n & ids) >= 2)
+        _score_actions(scores, plan, truth)
+        scores.protected_touched += len(truth.protected & set(plan.memory_ids))
+    scores.synthesis_truth, scores.synthesis_found = len(truth.groups), len(found)
+    scores.synthesis_negatives, scores.synthesis_negatives_hit = len(truth.negatives), len(hit)
     return scores
+
+
+def _score_actions(scores: Scores, plan, truth: Truth) -> None:
+    for merge in plan.merges:
+        pairs = {frozenset(p) for p in itertools.combinations(merge.ids, 2)}
+        scores.merge_predicted += len(pairs)
+        scores.merge_tp += len(pairs & truth.merges)
+        scores.retirer_merges += len(pairs & truth.conflicts.keys())
+    for conflict in plan.conflicts:
+        pair = frozenset(conflict.ids)
+        scores.conflict_predicted += 1
+        if pair in truth.conflicts:
+            scores.conflict_tp += 1
+            scores.winner_right += conflict.likely_winner == truth.conflicts[pair]
+    for supersede in plan.supersedes:  # a supersede is a conflict whose winner is known
+        pair = frozenset(supersede.ids)
+        scores.conflict_predicted += 1
+        scores.supersede_predicted += 1
+        if pair in truth.conflicts:
+            scores.conflict_tp += 1
+            scores.winner_right += supersede.new == truth.conflicts[pair]
+        scores.supersede_tp += truth.marked.get(pair) == supersede.new
 
 
 def score_search(data: dict, url: str, home: Path, semantic, scores: Scores, k: int = 5) -> Scores:
@@ -353,12 +472,102 @@ def describe(scores: Scores, label: str) -> str:
         f"({scores.conflict_tp}/{scores.conflict_predicted}, {scores.conflict_truth} true); "
         f"supersedes P {scores.supersede_precision:.2f} R {scores.supersede_recall:.2f} "
         f"({scores.supersede_tp}/{scores.supersede_predicted}, {scores.supersede_truth} true); "
-        f"likely winner {scores.winner_rate:.2f}; protected touched {scores.protected_touched}; "
+        f"likely winner {scores.winner_rate:.2f}; merges of a labelled contradiction {scores.retirer_merges}; "
+        f"protected touched {scores.protected_touched}; "
+        f"candidates {scores.candidates} (with an always-right judge: merges R {scores.judged_merge_recall:.2f}, "
+        f"conflicts R {scores.judged_conflict_recall:.2f}); "
         f"synthesis P {scores.synthesis_precision:.2f} R {scores.synthesis_recall:.2f} "
         f"({scores.synthesis_tp}/{scores.synthesis_predicted} groups, {scores.synthesis_truth} true; "
         f"negatives hit {scores.synthesis_negatives_hit}/{scores.synthesis_negatives}); "
         f"search hit@5 {scores.hit_rate():.2f} ({langs})"
     )
+
+
+def example_outcome(example: Example) -> str | None:
+    """What dream's plan makes of a rule's example (`dream.rules.Example`): its two memories alone,
+    the older first, with vectors at the example's cosine: "merge", "conflict", "supersede",
+    "candidate" (left to a judge) or None."""
+    texts = (example.older, example.newer)
+    memories = [
+        Memory(
+            id=f"00000000-0000-4000-8000-00000000000{i}",
+            memory=text,
+            user_id=USER,
+            app_id="examples",
+            metadata={"type": example.type},
+            created_at=f"2026-0{i + 1}-01T00:00:00+00:00",
+            updated_at=f"2026-0{i + 1}-01T00:00:00+00:00",
+        )
+        for i, text in enumerate(texts)
+    ]
+    sine = float(np.sqrt(max(0.0, 1.0 - example.cosine**2)))
+    vectors = {
+        memories[0].id: np.array([1.0, 0.0], dtype=np.float32),
+        memories[1].id: np.array([example.cosine, sine], dtype=np.float32),
+    }
+    policy, source = choose_policy({})
+    plan = analyse(
+        memories,
+        policy,
+        parse_timestamp("2026-06-01T00:00:00+00:00", "now"),
+        user_id=USER,
+        project_id="examples",
+        policy_source=source,
+        vectors=vectors,
+        synthesis=False,
+    )
+    if plan.merges:
+        return "merge"
+    if plan.supersedes:
+        return "supersede"
+    if plan.conflicts:
+        return "conflict"
+    return "candidate" if plan.candidates else None
+
+
+@contextmanager
+def switched_off(rule: Rule) -> Iterator[None]:
+    """`rule` off for the block: each name it is called by answers its `off` value."""
+    saved = []
+    try:
+        for where in rule.where:
+            module, name = where.rsplit(".", 1)
+            owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+            saved.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, lambda *args, _off=rule.off, **kwargs: copy.copy(_off))  # (a fresh [] each call)
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
+
+
+@contextmanager
+def timed(rules: Sequence[Rule], spent: dict[str, float]) -> Iterator[None]:
+    """Each rule's calls timed for the block, the seconds added to `spent` by rule name (a rule
+    calling another is counted in both)."""
+    saved = []
+
+    def wrapped(function: Callable, name: str) -> Callable:
+        def call(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+
+        return call
+
+    try:
+        for rule in rules:
+            for where in rule.where:
+                module, name = where.rsplit(".", 1)
+                owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+                saved.append((owner, name, getattr(owner, name)))
+                setattr(owner, name, wrapped(getattr(owner, name), rule.name))
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
 
 
 if __name__ == "__main__":  # `python tests/labelled.py --cache-vectors`: refresh VECTORS after editing the set

@@ -239,7 +239,7 @@ def _item(number: int, text: str = "Use the staging cluster for load tests", typ
     "older, newer, cosine, question",
     [
         ("Use the staging cluster", "Use the staging cluster only on weekends", 0.79, "merge"),
-        ("Use the staging cluster", "Use the staging cluster only on weekends", 0.69, None),
+        ("Use the staging cluster", "Use the staging cluster only on weekends", 0.54, None),
         ("The API uses JWT tokens", "The API now uses session cookies", 0.55, "supersede"),
         ("Cache the catalog in Redis", "Never cache the catalog in Redis", 0.55, "conflict"),
         ("Cache the catalog in Redis", "Never cache the catalog in Redis", 0.49, None),

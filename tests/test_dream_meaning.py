@@ -1296,6 +1296,23 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     # (--auto stored the merged memory's vector: its source's, the draft being that text)
 
 
+def test_an_acknowledgement_and_two_subjects_each_with_its_value_are_no_conflict(semantic_env, capsys):
+    """As a user meets them: "Noted: you prefer tabs" repeats "I prefer tabs over spaces" (a
+    merge keeping the statement), and two timeouts of two things are left alone."""
+    for text, day in (
+        ("I prefer tabs over spaces", 1),
+        ("Noted: you prefer tabs", 2),
+        ("The worker's timeout is 30 s", 3),
+        ("The API's timeout is 60 s", 4),
+    ):
+        _add(text, "user_preference" if day < 3 else "environmental", f"2026-10-0{day}T10:00:00+00:00")
+    capsys.readouterr()
+    assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [m["merged_text"] for m in plan["merges"]] == ["I prefer tabs over spaces"]
+    assert plan["conflicts"] == [] and plan["supersedes"] == []
+
+
 def test_a_failed_read_of_the_stored_vectors_stops_the_plan_with_the_store_error(semantic_env, capsys):
     """Dream reads the stored vectors on a thread while it prepares the memories
     (docs/dream.md, "Step 2: fetch"): a read that fails there ends the run with the store's

@@ -130,28 +130,18 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
         print("\n" + labelled.describe(scores, f"hybrid ({semantic.model_id})"))
     assert semantic.model_id is not None, semantic.reason
     assert scores.protected_touched == 0
-    # (merge recall: 0.74 on the 931 memories tuned longest; the slices written after the rules
-    # bring the whole set down: slices 10 to 13, the most heavily reworded, to 0.61, slices 14
-    # to 21 to 0.55. Their projects have no habit, so every synthesis group found there counts
-    # as wrong (synthesis precision 0.45 before slices 14 to 21, 0.29 with them); slices 14 to
-    # 21 are half hard negatives (conflict precision 0.93 before them, 0.89 with them); their
-    # questions are often asked in another language than their answers (hit@5 0.91 before
-    # slices 14 to 21, 0.88 with them; Russian 0.79 before, 0.71 with them): docs/quality.md.
-    # Session 24's rules: merge recall 0.55 → 0.61; an unmarked value replaced is a conflict from
-    # cosine 0.64 (was 0.76), conflicts 0.89 / 0.63 → 0.88 / 0.68: recall is what the targets lack;
-    # a marked change at 0.70 needs no shared words, change markers in every language: 0.89 / 0.70,
-    # supersedes 0.96 / 0.73 → 0.98 / 0.80). Questions in another language than their answers
-    # are glossed into English (docs/search.md, "Across languages"): hit@5 0.88 → 0.92, Russian
-    # 0.71 → 0.93, Chinese 0.87 → 0.96, Japanese 0.63 → 0.84. Session 26: a marked change naming
-    # the old value, the unmarked value threshold reached below merging, and two memories each
-    # other's closest from 0.50, a replaced value named found by the value: conflicts 0.89 / 0.70
-    # → 0.89 / 0.75, supersedes 0.98 / 0.82. Session 27's literal readings (placeholders, units,
-    # words against Chinese text, "*_cents"): merge recall 0.62 → 0.65.
-    assert scores.merge_precision >= 0.95 and scores.merge_recall >= 0.62
-    assert scores.conflict_precision >= 0.86 and scores.conflict_recall >= 0.73  # conflicts and supersedes together
-    assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.79  # the marked pairs
+    # (docs/quality.md has the figures and what each rule adds: benchmarks/quality.py --ablation.
+    # The slices written after the rules bring merge recall down: 0.74 on the 931 memories tuned
+    # longest. Projects without a habit count every synthesis group found there as wrong.)
+    assert scores.merge_precision >= 0.97 and scores.merge_recall >= 0.62
+    assert scores.retirer_merges == 0  # no fact merged with the text that retires or negates it
+    assert scores.conflict_precision >= 0.88 and scores.conflict_recall >= 0.76  # conflicts and supersedes together
+    assert scores.supersede_precision >= 0.95 and scores.supersede_recall >= 0.85  # the marked pairs
     assert scores.winner_rate >= 0.95
-    assert scores.synthesis_precision >= 0.25 and scores.synthesis_recall >= 0.55  # groups for a judge
+    # what a judge is asked: at most about one pair per 15 memories, and what it could add
+    assert scores.candidates * 15 <= len(data["memories"])
+    assert scores.judged_merge_recall >= 0.70 and scores.judged_conflict_recall >= 0.85
+    assert scores.synthesis_precision >= 0.15 and scores.synthesis_recall >= 0.6  # groups for a judge
     assert scores.synthesis_negatives_hit == 0
     assert scores.hit_rate() >= 0.90 and scores.hit_rate("zh") >= 0.93 and scores.hit_rate("ru") >= 0.90
     assert scores.hit_rate("ja") >= 0.80

@@ -142,6 +142,24 @@ def test_a_marked_change_supersedes(semantic_home, semantic):
     assert state(memories, old) == (SUPERSEDED, new)
 
 
+def test_a_change_naming_what_it_left_supersedes_however_far_apart(semantic_home, semantic):
+    memories = caller(semantic_home, semantic)
+    old = add(memories, "Python deps via pip-tools: edit requirements.in, run pip-compile, commit requirements.txt.")
+    old_id = old["results"][0]["id"]
+    answer = add(memories, "Replaced pip-tools with uv. Lockfile is uv.lock; install with `uv sync --frozen`.")
+    new = answer["results"][0]["id"]
+    assert [(r["id"], r["event"]) for r in answer["results"]] == [(new, "ADD"), (old_id, "SUPERSEDE")]
+    assert state(memories, old_id) == (SUPERSEDED, new)
+
+
+def test_an_acknowledgement_retires_nothing_it_restates(semantic_home, semantic):
+    memories = caller(semantic_home, semantic)
+    old = add(memories, "I prefer tabs over spaces")["results"][0]["id"]
+    answer = add(memories, "Noted: you prefer tabs")
+    assert [r["event"] for r in answer["results"]] == ["ADD"]
+    assert state(memories, old) == (ACTIVE, None)
+
+
 def test_an_unmarked_contradiction_touches_nothing(semantic_home, semantic):
     memories = caller(semantic_home, semantic)
     old = add(memories, "The API listens on port 5432")["results"][0]["id"]

@@ -6,7 +6,9 @@ as the insert (conditional writes: an old memory that changed meanwhile is left 
 * **MERGE**: dream's pair rules (`dream.meaning.relation`) say "merge" and the new text holds
   every literal of the old one: the old becomes `merged` into the new, stored as given.
 * **SUPERSEDE**: the rules say "conflict" and the new text carries a change marker
-  (`dream.negation.change_marker`: "now", "switched to" …): the old becomes `superseded`.
+  (`dream.negation.change_marker`: "now", "switched to" …), or the new text marks a change and
+  names what of the old one it left ("Replaced pip-tools with uv", "probe-rs is no longer used":
+  `dream.replaced_names.replaced_by_name`): the old becomes `superseded`.
 * A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
   unless a language model is configured as judge: then it is asked about the nearest pair
   the rules left undecided (`write_judge`; docs/judges.md, "On the write path").
@@ -21,14 +23,17 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .dream.agreement import acknowledgement
 from .dream.analysed import analysed
 from .dream.analysis import takes_part
 from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
 from .dream.merging import mergeable
 from .dream.negation import change_marker
 from .dream.reading import Readings, literal_values, reading_of
+from .dream.replaced_names import NAMED_COSINE, replaced_by_name
 from .features import TextFeatures
 from .filters import compile_filters
+from .lexicon import EVENT_TYPES
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
 from .store import ReadMode, SqliteStore
 from .stored_features import decode_for
@@ -131,16 +136,31 @@ def decide(old: Memory, newer, cosine: float | None) -> str | None:
     if old.memory.strip() == newer.memory.memory.strip():
         return None  # identical text in another scope (agent, run): two records, as before
     if cosine is not None and cosine < FLOOR:
-        return None  # below every rule's threshold: not worth reading the text
+        return SUPERSEDED if cosine >= NAMED_COSINE and _names_what_it_left(old, newer) else None
     older = analysed(old, _read_texts())
     if cosine is None:
         return MERGED if mergeable(older.features, newer.features) else None
     kind = relation(older, newer, cosine, _readings())
     if kind == "merge" and _holds_all(older, newer):
-        return MERGED
+        # an acknowledgement ("Noted: you prefer tabs") never takes the place of what it restates:
+        # dream merges the two later, keeping the statement's own text
+        return MERGED if acknowledgement(reading_of(newer, _readings())) is None else None
     if kind == "conflict" and change_marker(newer.memory.memory) is not None:
         return SUPERSEDED
+    if kind is None and _names_what_it_left(old, newer):
+        return SUPERSEDED
     return None
+
+
+def _names_what_it_left(old: Memory, newer) -> bool:
+    """The new text marks a change and names what of the old one it left ("Replaced pip-tools with
+    uv", "probe-rs is no longer used"), however far apart the two are in meaning
+    (`dream.replaced_names`)."""
+    readings = _readings()
+    b = reading_of(newer, readings)
+    if newer.type in EVENT_TYPES or not b.marked:
+        return False
+    return replaced_by_name(reading_of(analysed(old, _read_texts()), readings), b)
 
 
 _FEATURES: dict[str, TextFeatures] = {}  # texts' features, read once per process (a bounded cache)

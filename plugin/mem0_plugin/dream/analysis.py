@@ -31,7 +31,8 @@ Precedence: each memory takes part in at most one action
     4. low-confidence prunes, among memories in no other action;
     5. last, each conflict whose newer text alone marks the change becomes a supersede.
     With vectors, the pairs close in meaning that no rule decided and no action names become
-    ``candidates`` for a judge (`judging`): at most 50, most similar first. Then the groups of
+    ``candidates`` for a judge (`judging`): one per 15 memories taking part (at least one, at
+    most 50), most similar first. Then the groups of
     three or more independent observations that may show a pattern (`synthesis`; by words when
     there are no vectors), at most 10, weekly only under `--auto`.
 
@@ -62,7 +63,7 @@ from ..features import TextFeatures
 from ..records import ACTIVE, REMINDER_SOURCE, Memory
 from ..timeutil import format_timestamp, parse_timestamp
 from .analysed import AnalysedMemory, analysed
-from .judging import open_candidates
+from .judging import candidate_limit, open_candidates
 from .pair_memo import PairMemo
 from .per_type import TypeActions, type_actions
 from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
@@ -183,10 +184,12 @@ def analyse(
             pairs.decided += actions.decided
     prunes += [p for p in (low_confidence_prune(item, now) for item in _without(items, taken)) if p is not None]
     taken |= {p.id for p in prunes}
-    candidates = open_candidates(_asked(found, items), taken)
+    patterns: list[Candidate] = []
     if synthesis and (not weekly_synthesis or synthesis_due(memories, now)):
-        taken |= {i for c in candidates for i in c.ids}
-        candidates += synthesis_candidates(items, vectors or None, taken, cited_by_syntheses(memories))
+        # (first: a pair question about two observations of one habit would hide the habit)
+        patterns = synthesis_candidates(items, vectors or None, taken, cited_by_syntheses(memories))
+    taken |= {i for c in patterns for i in c.ids}
+    candidates = open_candidates(_asked(found, items), taken, candidate_limit(len(items))) + patterns
     conflicts, supersedes = split_supersedes(
         sorted(conflicts, key=lambda c: (c.type, c.ids)), {item.id: item for item in items}
     )

@@ -14,32 +14,55 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from .meaning import about_two_things
 from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction, SynthesizeAction
-from .reading import literal_values, reading
+from .reading import Readings, literal_values, reading
 from .relations import Judged
 from .topics import conflict_topic
 
 MAX_CANDIDATES = 50  # the most similar first; an agent is not flooded
+MEMORIES_PER_CANDIDATE = 16  # a run asks at most one question per this many memories …
+MIN_CANDIDATES = 5  # … or this many, in a small store
+
+
+def candidate_limit(memories: int) -> int:
+    """How many pairs a run of `memories` memories asks a judge about: one per
+    `MEMORIES_PER_CANDIDATE`, at least `MIN_CANDIDATES`, at most `MAX_CANDIDATES`."""
+    return min(MAX_CANDIDATES, max(MIN_CANDIDATES, -(-memories // MEMORIES_PER_CANDIDATE)))
+
+
 JUDGED_REASON = "judged"  # a supersede's reason when the judge decided it
 
 
-def open_candidates(judged: Mapping[str, Sequence[Judged]], taken: set[str]) -> list[Candidate]:
-    """The pairs the rules left alone with a question to ask, most similar first, each memory
-    in at most one candidate and none in an action (`taken`); at most MAX_CANDIDATES."""
+# which questions a run asks first: a marked change is nearly always a replacement, a negation on
+# one side a contradiction more often than two close texts are one fact (docs/quality.md)
+_ASKED_FIRST = {"supersede": 0, "conflict": 1, "merge": 2}
+
+
+def open_candidates(
+    judged: Mapping[str, Sequence[Judged]], taken: set[str], limit: int = MAX_CANDIDATES
+) -> list[Candidate]:
+    """The pairs the rules left alone with a question to ask, by question (`_ASKED_FIRST`) and
+    most similar first, each memory
+    in at most one candidate and none in an action (`taken`); at most `limit`
+    (`candidate_limit`)."""
     asked = [
         (cosine, older, newer, question, type_name)
         for type_name, pairs in judged.items()
         for cosine, older, newer, kind, question in pairs
         if kind is None and question is not None
     ]
-    asked.sort(key=lambda pair: (-pair[0], pair[1].id, pair[2].id))
+    asked.sort(key=lambda pair: (_ASKED_FIRST[pair[3]], -pair[0], pair[1].id, pair[2].id))
     used = set(taken)
     found: list[Candidate] = []
+    readings: Readings = {}
     for cosine, older, newer, question, type_name in asked:
-        if len(found) == MAX_CANDIDATES:
+        if len(found) == limit:
             break
         if older.id in used or newer.id in used:
             continue
+        if question != "supersede" and about_two_things(older, newer, readings):
+            continue  # two things, each with its own value or name: seldom one fact (docs/quality.md, "The judge")
         used.update((older.id, newer.id))
         found.append(
             Candidate(

@@ -19,8 +19,10 @@ a lexical conflict is about two things) and `open_question` (what a judge could 
 from __future__ import annotations
 
 from ..lexicon import EVENT_TYPES, WEAK_WORDS
+from .agreement import restates
 from .analysed import AnalysedMemory
 from .conditions import adds_condition
+from .guards import names_lost, negation_clash, replaces, retires, time_limited
 from .literal_kinds import VALUE_KINDS
 from .literals import held, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
@@ -62,9 +64,12 @@ NEAREST_VALUE_COSINE = 0.50
 
 
 LOW_MERGE_COSINE = 0.66  # below MERGE_COSINE, a merge also needs shared evidence (`shared_evidence`)
-# A pair the rules left alone is a judge's "merge" question from here; the closest pairs below it
-# are mostly observations of one habit, which synthesis groups (docs/dream.md, "Candidates").
-ASK_MERGE_COSINE = 0.70
+# A pair the rules left alone is a judge's "merge" question from here, unless the rules read it as
+# about two things (`open_question`); a run asks the best of them only (`judging.candidate_limit`).
+ASK_MERGE_COSINE = 0.60
+# Records of events this close are mostly observations of one habit, which synthesis groups
+# (docs/dream.md, "Candidates"): asked about merging only from here.
+ASK_EVENT_MERGE_COSINE = 0.70
 EVIDENCE_WORD_OVERLAP = 0.40
 NUMBER_EVIDENCE_WORD_OVERLAP = 0.20  # with a number of two digits or more in common
 
@@ -107,8 +112,10 @@ def relation(
     each is the other's closest of the type (`NEAREST_VALUE_COSINE`). The checks run cheapest
     first: most candidate pairs are decided by their cosine and two flags."""
     a, b = reading_of(older, readings), reading_of(newer, readings)
-    flipped, marked = polarity_flipped(a, b) or switched(a, b), b.marked and not a.marked
     could_merge = cosine >= LOW_MERGE_COSINE
+    if restates(a, b):
+        return "merge" if could_merge else None  # an acknowledgement repeating the other: agreement (`agreement`)
+    flipped, marked = polarity_flipped(a, b) or switched(a, b), b.marked and not a.marked
     value_cosine = NEAREST_VALUE_COSINE if nearest else UNMARKED_VALUE_COSINE
     if not could_merge and (
         cosine < CONFLICT_COSINE or not (flipped or marked or cosine >= min(value_cosine, UNMARKED_VERSION_COSINE))
@@ -116,12 +123,17 @@ def relation(
         return None  # below merging, only a flip, a marked change or a value replaced can make a conflict
     if not could_merge and containment(a, b) < MIN_SUBJECT_OVERLAP:
         return None
+    event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
+    retiring = not event and retires(a, b)
+    if not flipped and not event and (retiring or negation_clash(a, b)):
+        flipped = True  # one text retires or forbids what the other asserts: as a flip (`guards`)
     replaced = replaced_kinds(a, b)
     values = [kind for kind in replaced if kind in VALUE_KINDS]
-    event = older.type in EVENT_TYPES  # records of what happened: "no longer crashes" is no polarity
     if not marked and (identifier_differs(replaced, a, b) or named_apart(a, b)):
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
-    same_conditions = not adds_condition(a, b, cosine)
+    # (a marked change's "when" or "once" tells when it happened, not where it holds)
+    # ("no longer wants A, only B": what the retiring text keeps is no condition on what it retired)
+    same_conditions = retiring or not adds_condition(a, b, 1.0 if marked else cosine)
     moved = marked and moved_away(a, b)
     swaps: list[tuple[str, str]] | None = None  # `swapped_words`, once read
     if (
@@ -129,13 +141,15 @@ def relation(
         and not moved
         and not values
         and same_conditions
-        and (event or (not flipped and not (marked and introduced(a, b))))
+        and (event or (not flipped and not replaces(a, b)))
         and (cosine >= MERGE_COSINE or shared_evidence(a, b))
         and one_holds_all(a, b)
+        and not names_lost(a, b)
         and (cosine >= SWAP_MERGE_COSINE or not tool_swapped(a, b))
         and not (swaps := swapped_words(a, b))
         and not narrowed(a, b)
         and not scoped_apart(a, b, marked)
+        and (event or not time_limited(a, b))
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or not same_conditions:
@@ -151,7 +165,7 @@ def relation(
     ) or (flipped or moved or (marked and (cosine >= MARKED_CONFLICT_COSINE or introduced(a, b))))
     # (the subject's overlap only once a contradiction is found: most pairs have none)
     if not contradicts or (
-        (not marked or cosine < MARKED_SAME_SUBJECT_COSINE) and containment(a, b) < MIN_SUBJECT_OVERLAP
+        (not marked or (cosine < MARKED_SAME_SUBJECT_COSINE and not values)) and containment(a, b) < MIN_SUBJECT_OVERLAP
     ):
         return None  # another subject
     if swaps is None:
@@ -197,7 +211,8 @@ def open_question(
     """What to ask a judge about a pair `relation` left alone (docs/dream.md, "Candidates"):
     "supersede" when the newer text alone marks a change, "conflict" when one text only is
     negated, "merge" when the two are close (ASK_MERGE_COSINE); None: not worth asking.
-    Records of events never conflict, so they are only asked about merging."""
+    Records of events never conflict, so they are only asked about merging. (A pair the rules
+    read as about two things is not asked either: `judging.open_candidates` leaves it out.)"""
     if cosine < CONFLICT_COSINE:
         return None
     event = older.type in EVENT_TYPES
@@ -206,5 +221,13 @@ def open_question(
         if b.marked and not a.marked:
             return "supersede"
         if a.negated != b.negated:
-            return "conflict"
-    return "merge" if cosine >= ASK_MERGE_COSINE else None
+            question = "conflict"
+        elif cosine >= ASK_MERGE_COSINE:
+            question = "merge"
+        else:
+            return None
+    elif cosine >= ASK_EVENT_MERGE_COSINE:
+        question = "merge"
+    else:
+        return None
+    return question

@@ -39,6 +39,8 @@ RULE_MODULES = (  # where a pair's decision is made (`relations._decision`) and 
     "mem0_plugin.dream.polarity",
     "mem0_plugin.dream.reading",
     "mem0_plugin.dream.two_things",
+    "mem0_plugin.dream.guards",
+    "mem0_plugin.dream.agreement",
     "mem0_plugin.dream.analysed",
     "mem0_plugin.features",
     "mem0_plugin.lexicon",

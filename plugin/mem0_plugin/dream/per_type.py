@@ -2,8 +2,8 @@
 
 No action spans two types, so step 3's merges and conflicts are found type by type, each group
 on its own, in the precedence of `analysis`: lexical merges, merges by meaning, lexical
-conflicts, conflicts by meaning, then conflicts by a replaced value the newer text names
-(`retired_values`: pairs too far apart to be compared by meaning). `analyse` runs `type_actions` on every group (in any order,
+conflicts, conflicts by meaning, then conflicts by a replaced value or a left name the newer
+text names (`retired_values`, `replaced_names`: pairs too far apart to be compared by meaning). `analyse` runs `type_actions` on every group (in any order,
 possibly on two processes: `parallel`) and puts the results together; the rest of step 3
 (prunes, candidates, synthesis, supersedes) needs every type at once and stays there.
 
@@ -26,6 +26,7 @@ from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
 from .reading import Readings
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
+from .replaced_names import named_pairs
 from .retired_values import retired_pairs
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
@@ -67,6 +68,9 @@ def type_actions(
         taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
         free = [item for item in with_vectors if item.id not in taken]  # (a replaced value named: far apart)
         found.conflicts += meaning_conflicts(retired_pairs(free, vectors, readings), type_name, taken)
+        taken |= {memory_id for conflict in found.conflicts for memory_id in conflict.ids}
+        free = [item for item in free if item.id not in taken]  # (a replaced name named: far apart)
+        found.conflicts += meaning_conflicts(named_pairs(free, vectors, readings), type_name, taken)
     found.asked = [
         (cosine, older.id, newer.id, question)
         for cosine, older, newer, kind, question in judged

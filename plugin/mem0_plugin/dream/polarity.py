@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..text import NEGATIONS, words
+from .agreement import same_choice
 from .negation import CHOICE, GENERIC_PREDICATES, ONLY, says_no
 from .reading import Reading, mentions
 
@@ -68,6 +69,8 @@ def polarity_flipped(a: Reading, b: Reading) -> bool:
     choice = CHOICE.search(negated.lowered)
     if choice is not None and len(negated.names & other.names) >= 2:
         return False  # a choice between names the other text names too: the same choice
+    if choice is not None and same_choice(negated, other):
+        return False  # "tabs over spaces" / "prefers tabs": the chosen one, its alternative left out
     if choice is not None and any(mentions(name, other) for name in _chosen(negated)):
         return False  # the other names what this one chose: "Sidekiq rather than async" / "why Sidekiq? …"
     targets = negated.negated_words

@@ -441,4 +441,9 @@ def _frame(text: str, changed: bool = True) -> tuple[str, ...]:
     lowered = _without_literals(lowered, " 0 ")  # a URL, path or code is one value, whatever its words
     if "(" in lowered:
         lowered = _ASIDE.sub(" ", lowered)  # an aside in brackets is detail: "(name, domain)" / "(email)"
+    if "'s" in lowered:
+        lowered = _POSSESSIVE.sub("", lowered)  # "the worker's timeout": the worker, as a word to line up
     return tuple([word if word.isalpha() or not any(map(str.isdigit, word)) else "#" for word in words(lowered)])
+
+
+_POSSESSIVE = re.compile(r"(?<=[a-z])'s\b")

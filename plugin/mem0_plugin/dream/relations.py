@@ -20,6 +20,7 @@ from itertools import combinations
 import numpy as np
 
 from ..lexicon import EVENT_TYPES
+from .agreement import acknowledgement
 from .analysed import AnalysedMemory
 from .meaning import CONFLICT_COSINE, MERGE_COSINE, open_question, relation
 from .neighbours import similar_vector_pairs
@@ -146,6 +147,8 @@ def _merge_action(
     literals = [_literals(m, readings) for m in members]
     union = frozenset().union(*literals)
     complete = [m for m, held in zip(members, literals) if held >= union]
+    stated = [m for m in complete if acknowledgement(reading_of(m, readings)) is None]
+    complete = stated or complete  # an acknowledgement ("Noted: …") is no merge's draft
     draft = (
         complete[-1]
         if complete

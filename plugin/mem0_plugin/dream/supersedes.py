@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .analysed import AnalysedMemory
+from .guards import replaced_named
 from .negation import change_marker
 from .plan import ConflictAction, SupersedeAction
+from .reading import reading_of
 
 
 def split_supersedes(
@@ -40,9 +42,14 @@ def supersede_of(newer: AnalysedMemory, older: AnalysedMemory) -> SupersedeActio
     """The supersede of `older` by `newer`, if `newer` is later and alone marks the change."""
     if newer.created is None or older.created is None or newer.created <= older.created:
         return None
-    marker = change_marker(newer.memory.memory)
-    if marker is None or change_marker(older.memory.memory) is not None:
+    if change_marker(older.memory.memory) is not None:
         return None
-    return SupersedeAction(
-        old=older.id, new=newer.id, reason=f'the newer text marks the change: "{marker}"', text=newer.memory.memory
-    )
+    marker = change_marker(newer.memory.memory)
+    if marker is not None:
+        reason = f'the newer text marks the change: "{marker}"'
+    else:
+        left = replaced_named(reading_of(newer, {}), reading_of(older, {}))
+        if left is None:
+            return None
+        reason = f'the newer text says what it replaced: "{left}"'
+    return SupersedeAction(old=older.id, new=newer.id, reason=reason, text=newer.memory.memory)
