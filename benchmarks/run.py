@@ -1,4 +1,4 @@
-"""Benchmarks: each figure of issue 5 beside the naive way and mem0ai's OSS `Memory`, in one run.
+"""Benchmarks: each figure beside the naive way and mem0ai's OSS `Memory`, in one run.
 
     .venv-bench/bin/python benchmarks/run.py all            # every figure (about 15 minutes)
     .venv-bench/bin/python benchmarks/run.py search add     # some of them
@@ -8,7 +8,7 @@ Figures: search, add, page, plan, auto, mcp, import (lexical, as in v1: MEM0_EMB
 the commands), and for meaning: embed, hybrid, add-infer, plan-vectors, auto-vectors (on stores where every
 memory has a vector of the default model, `generate.py --vectors`); server-add, server-search,
 server-load: `mem0-server` driven by mem0ai's `MemoryClient` (benchmarks/server_bench.py). The machine is shared and noisy: every
-figure is a median (p50/p95 where the issue says so) over repeated runs, and the
+figure is a median (p50, and p95 for latencies) over repeated runs, and the
 alternative is measured in the same run, so the ratio is the number to read. Where the
 alternative is too slow to run in full, it is measured on a subset and extrapolated, and the
 output says so. Results are also written to benchmarks/results/latest.json.
