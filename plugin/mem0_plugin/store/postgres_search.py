@@ -33,7 +33,9 @@ RANKED = (
 def ranked_candidates(query: search.Query, bm25: Bm25Query, limit: int) -> list[tuple[int, float]]:
     """(rowid, score) of the best `limit` memories holding one of the query's terms."""
     terms = sorted(bm25.terms)
-    order = search.order_sql("sum(w)", "max(size)", bm25.mean_length)
+    # in double precision, as SQLite and `bm25.bound` compute it (PostgreSQL's numeric literals
+    # would make it numeric arithmetic: the same order, at twice the cost per candidate)
+    order = search.order_sql("sum(w)", "max(size)::float8", bm25.mean_length)
     rows = query(RANKED.format(order=order), [terms, [bm25.weights[t] for t in terms], limit])
     return [(memory, bm25.bound(weight, size)) for memory, weight, size in rows]
 
