@@ -92,7 +92,7 @@ def counts(scores: labelled.Scores) -> tuple[tuple[int, int], ...]:
 
 
 def ablation(folder: Path) -> None:
-    from mem0_plugin.dream.rules import RULES
+    from mem0_plugin.relation.rules import RULES
 
     sets = {}
     for name, path in (("dev", labelled.DATA), ("held-out", labelled.HELD_OUT)):

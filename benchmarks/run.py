@@ -42,12 +42,12 @@ sys.path.insert(0, str(ROOT.parent / "plugin"))
 
 import generate as gen  # noqa: E402
 from mem0_plugin import operations  # noqa: E402
-from mem0_plugin.gloss import search_terms  # noqa: E402
 from mem0_plugin.identity import Identity  # noqa: E402
+from mem0_plugin.language.gloss import search_terms  # noqa: E402
+from mem0_plugin.language.text import significant_words  # noqa: E402
 from mem0_plugin.store import SqliteStore  # noqa: E402
 from mem0_plugin.store.bm25 import Bm25Query, Statistics  # noqa: E402
 from mem0_plugin.store.ranking import LEXICAL_CURVE, calibrated  # noqa: E402
-from mem0_plugin.text import significant_words  # noqa: E402
 
 BIN = Path(sys.executable).parent
 RESULTS = ROOT / "results"

@@ -47,7 +47,7 @@ from mem0_plugin.store import open_store
 from mem0_plugin.timeutil import parse_timestamp
 
 if TYPE_CHECKING:
-    from mem0_plugin.dream.rules import Example, Rule
+    from mem0_plugin.relation.rules import Example, Rule
 
 DATA = Path(__file__).parent / "data" / "dev_set.json"
 HELD_OUT = Path(__file__).parent / "data" / "held_out.json"  # never tuned on (docs/quality.md, "The held-out set")
@@ -199,7 +199,7 @@ def write_path_rate(data: dict, vectors: dict[str, np.ndarray]) -> tuple[int, in
     supersedes (right), the other pairs it supersedes (wrong), and how many marked replacements
     there are."""
     from mem0_plugin import write_path
-    from mem0_plugin.dream.analysed import analysed
+    from mem0_plugin.language.analysed import analysed
 
     by_id = {memory_id(m["key"]): m for m in data["memories"]}
     built = {r["id"]: Memory(**r) for project in projects(data) for r in records(data, project)}
@@ -532,7 +532,7 @@ def switched_off(rule: Rule) -> Iterator[None]:
     try:
         for where in rule.where:
             module, name = where.rsplit(".", 1)
-            owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+            owner = importlib.import_module(f"mem0_plugin.{module}")
             saved.append((owner, name, getattr(owner, name)))
             setattr(owner, name, lambda *args, _off=rule.off, **kwargs: copy.copy(_off))  # (a fresh [] each call)
         yield
@@ -561,7 +561,7 @@ def timed(rules: Sequence[Rule], spent: dict[str, float]) -> Iterator[None]:
         for rule in rules:
             for where in rule.where:
                 module, name = where.rsplit(".", 1)
-                owner = importlib.import_module(f"mem0_plugin.dream.{module}")
+                owner = importlib.import_module(f"mem0_plugin.{module}")
                 saved.append((owner, name, getattr(owner, name)))
                 setattr(owner, name, wrapped(getattr(owner, name), rule.name))
         yield

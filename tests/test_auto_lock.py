@@ -17,7 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from mem0_plugin.dream.autolock import (
+from mem0_plugin.errors import ConfigError, LockBusyError, Mem0PluginError
+from mem0_plugin.locks.auto_lock import (
     BUSY_MESSAGE,
     DEFAULT_LOCK_PATH,
     LOCK_PATH_ENV,
@@ -25,7 +26,6 @@ from mem0_plugin.dream.autolock import (
     auto_lock,
     lock_path_from_env,
 )
-from mem0_plugin.errors import ConfigError, LockBusyError, Mem0PluginError
 
 IS_ROOT = os.geteuid() == 0
 HOST = socket.gethostname()
@@ -38,7 +38,7 @@ ROUNDS = 3
 # legitimately released), then says it released it. The racers live for all of a test's rounds.
 RACE_SCRIPT = r"""
 import sys, time
-from mem0_plugin.dream.autolock import auto_lock
+from mem0_plugin.locks.auto_lock import auto_lock
 from mem0_plugin.errors import LockBusyError
 print("ready", flush=True)
 while line := sys.stdin.readline():
@@ -59,7 +59,7 @@ while line := sys.stdin.readline():
 
 HOLD_SCRIPT = r"""
 import sys, time
-from mem0_plugin.dream.autolock import auto_lock
+from mem0_plugin.locks.auto_lock import auto_lock
 with auto_lock(sys.argv[1]):
     print("locked", flush=True)
     time.sleep(60)

@@ -9,15 +9,15 @@ from itertools import combinations
 
 import pytest
 from mem0_plugin.dream.analysis import analyse
-from mem0_plugin.dream.candidates import similar_pairs
 from mem0_plugin.dream.merging import MAX_VARIANTS, mergeable
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, PruneAction, plan_to_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
 from mem0_plugin.errors import InvalidInputError
-from mem0_plugin.features import text_features
-from mem0_plugin.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
+from mem0_plugin.language.features import text_features
+from mem0_plugin.language.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
+from mem0_plugin.language.text import STOP_WORDS, fold_plural, jaccard, significant_words
 from mem0_plugin.records import Memory
-from mem0_plugin.text import STOP_WORDS, fold_plural, jaccard, significant_words
+from mem0_plugin.relation.candidates import similar_pairs
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 MISSING = object()

@@ -838,7 +838,7 @@ def test_the_reminder_is_left_out_of_searches_unless_asked_for(dream, base, run_
 
 HOLD_LOCK = r"""
 import sys, time
-from mem0_plugin.dream.autolock import auto_lock, lock_path_from_env
+from mem0_plugin.locks.auto_lock import auto_lock, lock_path_from_env
 with auto_lock(lock_path_from_env()):
     print("locked", flush=True)
     sys.stdin.read()

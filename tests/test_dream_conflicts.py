@@ -8,13 +8,13 @@ from collections import defaultdict, deque
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.conflicts import MAX_VALUES_PER_TOPIC, find_conflicts
-from mem0_plugin.dream.topics import MAX_TOPIC_SOURCE_WORDS, MAX_TOPIC_WORDS, conflict_topic
-from mem0_plugin.features import cased_words
-from mem0_plugin.lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
+from mem0_plugin.language.analysed import analysed
+from mem0_plugin.language.features import cased_words
+from mem0_plugin.language.lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
+from mem0_plugin.language.text import NEGATIONS, fold_plural
 from mem0_plugin.records import Memory
-from mem0_plugin.text import NEGATIONS, fold_plural
+from mem0_plugin.relation.topics import MAX_TOPIC_SOURCE_WORDS, MAX_TOPIC_WORDS, conflict_topic
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from dream_support import NOW, export, export_text, make_project, record, summary, uid, update_text, write_jsonl
-from mem0_plugin.dream.analysed import analysed
 from mem0_plugin.dream.judging import MAX_CANDIDATES, open_candidates
-from mem0_plugin.dream.meaning import open_question
+from mem0_plugin.language.analysed import analysed
 from mem0_plugin.records import Memory
+from mem0_plugin.relation.meaning import open_question
 
 E2E_OLD, E2E_NEW = uid(1), uid(2)  # a condition only one has: the rules leave them alone (cosine ≈ 0.85)
 STAGE_OLD, STAGE_NEW = uid(3), uid(4)  # a condition again (cosine ≈ 0.79)

@@ -8,15 +8,15 @@ import json
 import numpy as np
 import pytest
 from mem0_plugin.cli import dream_cli, memories_cli
-from mem0_plugin.dream import neighbours
-from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.literal_kinds import durations, unit_numbers
-from mem0_plugin.dream.literals import echoed
-from mem0_plugin.dream.meaning import relation
-from mem0_plugin.dream.reading import reading
 from mem0_plugin.dream.relations import meaning_merges
-from mem0_plugin.dream.two_things import command_swapped, introduced
+from mem0_plugin.language.analysed import analysed
+from mem0_plugin.language.literal_kinds import durations, unit_numbers
+from mem0_plugin.language.reading import reading
 from mem0_plugin.records import Memory
+from mem0_plugin.relation import neighbours
+from mem0_plugin.relation.literals import echoed
+from mem0_plugin.relation.meaning import relation
+from mem0_plugin.relation.two_things import command_swapped, introduced
 from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
 from mem0_plugin.store.vectors import VectorIndex
@@ -1443,7 +1443,7 @@ def test_with_vectors_a_lexical_conflict_between_two_commands_is_dropped():
 
 
 def test_every_platform_word_is_read():
-    from mem0_plugin.dream.reading import platforms
+    from mem0_plugin.language.reading import platforms
 
     assert platforms("the ipados build ships a split view") == {"ios", "mobile"}
     assert platforms("web checkout and the mobile apps") == {"web", "mobile"}
@@ -1479,7 +1479,7 @@ PROHIBITIONS = [
 def test_every_english_prohibition_passes_its_quick_look(text):
     """`says_no` looks for one of a few words (`_PROHIBITION_HINT`) before running the
     prohibition pattern: each kind of prohibition the pattern reads holds one of them."""
-    from mem0_plugin.dream import negation
+    from mem0_plugin.language import negation
 
     lowered = text.lower()
     assert negation._PROHIBITION_ASCII.search(lowered), text
@@ -1492,8 +1492,8 @@ def test_the_quick_looks_miss_nothing_the_patterns_find_on_the_labelled_set():
     passes wherever the pattern itself finds something, on every text of the labelled set."""
     from pathlib import Path
 
-    from mem0_plugin.dream import literal_kinds, negation
-    from mem0_plugin.dream import reading as reading_module
+    from mem0_plugin.language import literal_kinds, negation
+    from mem0_plugin.language import reading as reading_module
 
     data = json.loads((Path(__file__).parent / "data" / "dev_set.json").read_text(encoding="utf-8"))
     for memory in data["memories"]:
@@ -1533,8 +1533,8 @@ def _unit(*weights: float) -> np.ndarray:
 
 
 def test_a_replaced_value_at_a_low_cosine_is_a_conflict_only_between_two_closest_memories():
-    from mem0_plugin.dream.pair_memo import PairMemo
     from mem0_plugin.dream.relations import judged_pairs
+    from mem0_plugin.relation.pair_memo import PairMemo
 
     older = item("Product listing page size is 24 items.", 1)
     newer = item("PLP pagination: 36 products per page.", 40)
@@ -1554,7 +1554,7 @@ def _two_apart(cosine: float) -> tuple[np.ndarray, np.ndarray]:
 
 def test_a_replaced_value_named_by_a_far_newer_text_is_found_by_the_value():
     from mem0_plugin.dream.per_type import type_actions
-    from mem0_plugin.dream.retired_values import retired_pairs
+    from mem0_plugin.relation.retired_values import retired_pairs
 
     older = item("FastAPI dev server runs on port 8000: `uv run uvicorn tundra.api:app --port 8000`.", 1)
     newer = item("The local API now listens on 8080: 8000 clashed with the JupyterHub proxy on the dev box.", 40)
@@ -1585,7 +1585,7 @@ def test_a_replaced_value_named_by_a_far_newer_text_is_found_by_the_value():
 def test_looking_up_replaced_values_stays_bounded_on_a_store_of_lists_and_common_values():
     import time
 
-    from mem0_plugin.dream.retired_values import retired_pairs
+    from mem0_plugin.relation.retired_values import retired_pairs
 
     rng = np.random.default_rng(5)
     texts = [f"Service {i} now listens on 8080; 8000 and 9000 were taken by others." for i in range(3000)]
@@ -1598,7 +1598,7 @@ def test_looking_up_replaced_values_stays_bounded_on_a_store_of_lists_and_common
 
 
 def test_a_long_text_is_read_for_spelled_names_without_being_cached():
-    from mem0_plugin.dream import literals
+    from mem0_plugin.relation import literals
 
     long_text = "Filler words go here. " * 200 + "State lives in TanStack React Query."
     before = literals._cached_run.cache_info().currsize
@@ -1607,7 +1607,7 @@ def test_a_long_text_is_read_for_spelled_names_without_being_cached():
 
 
 def test_a_long_text_is_read_each_time_and_a_short_one_once():
-    from mem0_plugin.dream import reading as reading_module
+    from mem0_plugin.language import reading as reading_module
 
     short, long = "Use pnpm.", "Use pnpm. " + "More words here. " * 200
     assert reading(short) is reading(short)

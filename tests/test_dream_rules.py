@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from labelled import example_outcome, switched_off
-from mem0_plugin.dream import rules
+from mem0_plugin.relation import rules
 
 CASES = [(rule, example) for rule in rules.RULES for example in rule.examples]
 
@@ -35,10 +35,10 @@ def test_switching_a_rule_off_restores_it():
 def test_the_guards_read_a_long_run_of_name_characters_once():
     """A name is looked for where no name character precedes it: "x-x-x-…" (40,000 characters)
     backtracked from each of its characters (minutes) before; now it is read once."""
-    from mem0_plugin.dream import agreement, guards
-    from mem0_plugin.dream.analysed import analysed
-    from mem0_plugin.dream.reading import reading_of
+    from mem0_plugin.language.analysed import analysed
+    from mem0_plugin.language.reading import reading_of
     from mem0_plugin.records import Memory
+    from mem0_plugin.relation import agreement, guards
 
     def read(text: str):
         return reading_of(analysed(Memory(id=text[:8], memory=text, user_id="u")), {})

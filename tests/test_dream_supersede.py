@@ -11,12 +11,12 @@ import subprocess
 import pytest
 from dream_support import NOW, events, export, export_text, make_project, record, summary, uid, update_text, write_jsonl
 from mem0_plugin.dream import report
-from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.dream.meaning import relation
-from mem0_plugin.dream.negation import change_marker
 from mem0_plugin.dream.plan import Plan, SupersedeAction
 from mem0_plugin.dream.supersedes import supersede_of
+from mem0_plugin.language.analysed import analysed
+from mem0_plugin.language.negation import change_marker
 from mem0_plugin.records import Memory
+from mem0_plugin.relation.meaning import relation
 
 
 def item(text: str, day: int):

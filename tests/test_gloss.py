@@ -10,11 +10,12 @@ import sqlite3
 from importlib import resources
 
 import pytest
-from mem0_plugin import gloss, operations, stems
+from mem0_plugin import operations
 from mem0_plugin.identity import Identity
+from mem0_plugin.language import gloss, stems
+from mem0_plugin.language.text import has_unspaced, significant_words
 from mem0_plugin.store import SqliteStore, open_store
 from mem0_plugin.store.migrations import MIGRATIONS
-from mem0_plugin.text import has_unspaced, significant_words
 
 SMALL = gloss.read_glossary(
     {

@@ -1,11 +1,13 @@
 """The package's layers import downward only: read from the source with `ast`, every import
 (lazy and type-checking ones included) checked against the order below.
 
-    core   errors, text, gloss, records, filters, features, stored_features, store_url, identity, ids, wording ...
-    store  store/* — core only
-    dream  dream/* — never the CLI or the server
-    hooks  hooks/* — the memory loop: never the CLI or the servers
-    edges  cli/*, server, web/* — nothing imports them (but web, the HTTP server, serves server's tools)
+    core      errors, records, filters, store_url, identity, ids, wording ..., and language/* (one text)
+    relation  relation/* — two texts compared: core only
+    locks     locks/* — core only
+    store     store/* — core only
+    dream     dream/* — never the memory commands (operations, write_path, ...), the hooks, the CLI or the server
+    hooks     hooks/* — the memory loop: never the CLI or the servers
+    edges     cli/*, server, web/* — nothing imports them (but web, the HTTP server, serves server's tools)
 """
 
 from __future__ import annotations
@@ -19,18 +21,13 @@ PACKAGE = Path(mem0_plugin.__file__).parent
 CORE = frozenset(
     {
         "errors",
+        "language",  # one text: its words, stems, glosses, features and reading
         "jsontext",
         "timeutil",
-        "text",
-        "gloss",
-        "stems",
         "sanitize",
         "secrets",
         "records",
         "filters",
-        "lexicon",
-        "features",
-        "stored_features",
         "store_url",
         "arguments",
         "mem0_config",
@@ -93,7 +90,7 @@ def _layer(parts: tuple[str, ...]) -> str:
 
 def test_the_import_graph_is_read():
     found = set(edges())
-    assert (("store", "rows"), ("stored_features",)) in found  # relative, two levels
+    assert (("store", "rows"), ("language", "stored_features")) in found  # relative, two levels
     assert (("cli", "health_cli"), ("health_probes",)) in found  # `from .. import health_probes as probes`
     assert (("store", "sqlite_store"), ("store", "search")) in found  # `from . import search as lexical`
     assert (("dream", "pipeline"), ("semantic",)) in found  # under TYPE_CHECKING
@@ -102,6 +99,15 @@ def test_the_import_graph_is_read():
 
 def test_core_modules_import_only_core_modules():
     wrong = [(source, target) for source, target in edges() if _layer(source) in CORE and _layer(target) not in CORE]
+    assert wrong == []
+
+
+def test_relations_and_locks_import_only_core_modules():
+    wrong = [
+        (source, target)
+        for source, target in edges()
+        if _layer(source) in ("relation", "locks") and _layer(target) not in CORE | {_layer(source)}
+    ]
     assert wrong == []
 
 
@@ -116,6 +122,18 @@ def test_the_store_imports_only_core_modules():
 
 def test_dream_never_imports_the_cli_or_the_server():
     wrong = [(source, target) for source, target in edges() if _layer(source) == "dream" and _layer(target) in EDGES]
+    assert wrong == []
+
+
+MEMORY = frozenset({"operations", "write_path", "write_judge", "forget", "transfer"})
+
+
+def test_dream_never_imports_the_memory_commands_or_the_hooks():
+    wrong = [
+        (source, target)
+        for source, target in edges()
+        if _layer(source) == "dream" and _layer(target) in MEMORY | {"hooks"}
+    ]
     assert wrong == []
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mem0_plugin.cli import dream_cli
-from mem0_plugin.dream import pair_file, relations
+from mem0_plugin.dream import relations
 from mem0_plugin.dream.analysis import analyse
-from mem0_plugin.dream.pair_memo import PairMemo, key, text_digest
 from mem0_plugin.dream.plan import plan_to_json
 from mem0_plugin.records import Memory
+from mem0_plugin.relation import pair_file
+from mem0_plugin.relation.pair_memo import PairMemo, key, text_digest
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 OLD_TEXT = "Local Postgres from docker-compose listens on port 5432"
@@ -125,24 +126,33 @@ def test_writing_is_skipped_when_nothing_changed_and_never_fails_the_run(tmp_pat
     assert not no_pairs.changed  # a run that judged no pair (no vectors) keeps the file
 
 
-def test_the_rule_modules_are_every_module_the_pair_rules_import():
+def test_the_rules_digest_covers_every_module_the_pair_rules_import():
     """`rules_digest` must cover every module whose code can change a decision: `relations`,
-    where it is made, and all that `meaning` imports; nothing may import lazily inside them
-    (checked by ast)."""
+    where it is composed, and all that `meaning` imports; no rule module imports the package
+    lazily inside a function (checked by ast), where the digest would miss it."""
     code = (
-        "import sys, mem0_plugin.dream.meaning\n"
-        "print('\\n'.join(m for m, mod in sys.modules.items() if m.startswith('mem0_plugin')"
-        " and not hasattr(mod, '__path__')))"
+        "import sys, mem0_plugin.relation.meaning\n"
+        "print('\\n'.join(m.__file__ for n, m in sys.modules.items() if n.startswith('mem0_plugin')"
+        " and not hasattr(m, '__path__')))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert set(pair_file.RULE_MODULES) == {*loaded, "mem0_plugin.dream.relations"}  # (which composes the decision)
+    covered = {path.resolve() for path in pair_file.rule_sources()}
+    assert {Path(path).resolve() for path in loaded} <= covered
     import ast
 
-    for name in pair_file.RULE_MODULES:
-        tree = ast.parse(Path(sys.modules[name].__file__).read_text(encoding="utf-8"))
+    for path in covered:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         top = {id(node) for node in tree.body}
-        nested = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top]
-        assert nested == [], f"{name} imports inside a function: the rules digest would miss it"
+        nested = [
+            node
+            for node in ast.walk(tree)
+            if id(node) not in top
+            and (
+                (isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("mem0_plugin")))
+                or (isinstance(node, ast.Import) and any(a.name.startswith("mem0_plugin") for a in node.names))
+            )
+        ]
+        assert nested == [], f"{path} imports inside a function: the rules digest would miss it"
 
 
 @pytest.fixture

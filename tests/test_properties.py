@@ -24,9 +24,9 @@ from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
 from mem0_plugin.errors import FilterError, InvalidInputError, ScopeError
 from mem0_plugin.filters import LOGICAL, OPERATORS, compile_filters
 from mem0_plugin.identity import resolve_identity
+from mem0_plugin.language.text import significant_words
 from mem0_plugin.records import Memory
 from mem0_plugin.store import ReadMode, SqliteStore
-from mem0_plugin.text import significant_words
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

@@ -172,7 +172,7 @@ def _plan_json(store, scope, now, semantic, **extra) -> str:
 def test_remembered_pairs_change_no_plan_of_the_set(embedded_store, monkeypatch):
     """Every project's plan is the same whether its pairs are decided now or remembered
     (docs/dream.md, "Remembered pairs"), and a remembering run decides none."""
-    from mem0_plugin.dream.pair_memo import PairMemo
+    from mem0_plugin.relation.pair_memo import PairMemo
 
     for project, plan_of in _plans_of_each_project(embedded_store, monkeypatch):
         first = PairMemo()

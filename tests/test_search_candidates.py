@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from mem0_plugin.filters import compile_filters
-from mem0_plugin.gloss import search_terms
+from mem0_plugin.language.gloss import search_terms
 from mem0_plugin.records import Memory
 from mem0_plugin.store import ReadMode, SqliteStore
 from mem0_plugin.store import search as lexical

@@ -15,14 +15,15 @@ from importlib import resources
 
 import pytest
 from dream_support import BASE, PROJECT, USER, big_records, make_project, record, store_file, uid, write_jsonl
-from mem0_plugin import operations, stored_features
-from mem0_plugin.dream.analysed import analysed
-from mem0_plugin.features import text_features
+from mem0_plugin import operations
 from mem0_plugin.identity import resolve_identity
+from mem0_plugin.language import stored_features
+from mem0_plugin.language.analysed import analysed
+from mem0_plugin.language.features import text_features
+from mem0_plugin.language.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
 from mem0_plugin.store.migrations import MIGRATIONS
-from mem0_plugin.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
 
 NOW = "2026-12-01T00:00:00+00:00"
 EARLIER = "2026-11-20T10:00:00+00:00"
@@ -140,7 +141,7 @@ def test_a_valid_value_decodes_later_to_the_features_of_its_text():
 
 def test_the_rules_have_not_changed_without_a_new_features_version():
     """If this fails, the features of texts changed: bump FEATURES_VERSION in
-    plugin/mem0_plugin/stored_features.py (so stores stop serving features read by the old rules), then
+    plugin/mem0_plugin/language/stored_features.py (so stores stop serving features read by the old rules), then
     update both pinned values here."""
     corpus = TEXTS + demo_texts()
     digest = hashlib.sha256("\n".join(str(encode(text_features(t), t)) for t in corpus).encode()).hexdigest()

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from . import health, operations
 from .codex_config import Clash, clash_in
-from .dream import autolock
 from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
+from .locks import auto_lock as autolock
 from .records import Memory, new_memory_id
 from .store import SqliteStore, open_store
 from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url

@@ -34,8 +34,8 @@ from typing import Any
 from .dream.analysis import Vectors, analyse
 from .dream.plan import REASON_RETENTION, ConflictAction, Plan
 from .dream.retention import DEFAULT_POLICY
-from .dream.topics import conflict_topic
 from .records import ACTIVE, SUPERSEDED, UNKNOWN_TYPE, Memory
+from .relation.topics import conflict_topic
 from .sanitize import printable
 from .secrets import mask, secret_kinds
 from .timeutil import parse_timestamp

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .embeddings import Embedder, EmbedderUnavailable, embedder_from_config
-from .gloss import english_rendering
+from .language.gloss import english_rendering
 from .store import SqliteStore
 from .store.vectors import as_stored
 

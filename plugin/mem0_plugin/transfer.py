@@ -8,11 +8,11 @@ from dataclasses import dataclass, replace
 
 from .errors import InvalidInputError, Mem0PluginError
 from .importer import parse_records
+from .language.stored_features import encode_all
 from .operations import Caller
 from .records import Memory, memory_from_record
 from .sanitize import inert_json
 from .store import SqliteStore
-from .stored_features import encode_all
 from .timeutil import format_timestamp, utc_now
 from .wording import memories as count_memories
 

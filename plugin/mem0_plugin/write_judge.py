@@ -18,12 +18,12 @@ decided nothing.
 
 from __future__ import annotations
 
-from .dream.analysed import AnalysedMemory, analysed
 from .dream.asking import JudgeSource
-from .dream.meaning import open_question
 from .dream.plan import Candidate
-from .dream.reading import Readings, literal_values, reading_of
+from .language.analysed import AnalysedMemory, analysed
+from .language.reading import Readings, literal_values, reading_of
 from .records import MERGED, SUPERSEDED, Memory
+from .relation.meaning import open_question
 
 
 def judged_state(

@@ -23,20 +23,20 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .dream.agreement import acknowledgement
-from .dream.analysed import analysed
 from .dream.analysis import takes_part
-from .dream.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
 from .dream.merging import mergeable
-from .dream.negation import change_marker
-from .dream.reading import Readings, literal_values, reading_of
-from .dream.replaced_names import NAMED_COSINE, replaced_by_name
-from .features import TextFeatures
 from .filters import compile_filters
-from .lexicon import EVENT_TYPES
+from .language.analysed import analysed
+from .language.features import TextFeatures
+from .language.lexicon import EVENT_TYPES
+from .language.negation import change_marker
+from .language.reading import Readings, literal_values, reading_of
+from .language.stored_features import decode_for
 from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
+from .relation.agreement import acknowledgement
+from .relation.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
+from .relation.replaced_names import NAMED_COSINE, replaced_by_name
 from .store import ReadMode, SqliteStore
-from .stored_features import decode_for
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,22 +15,20 @@ from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
-from ..dream import report
+from ..dream import auto, report
 from ..dream.analysis import collector_paused
-from ..dream.apply import ApplyOutcome, answer_problem, apply_plan, check_answers, recover
-from ..dream.asking import candidate_key, judge_plan, tally_fields
-from ..dream.autolock import auto_lock, lock_path_from_env
+from ..dream.apply import ApplyOutcome, apply_plan, check_answers, recover
+from ..dream.asking import tally_fields
 from ..dream.judging import answered_plan
-from ..dream.pair_file import memo_path, read_memo, write_memo
-from ..dream.pair_memo import PairMemo
-from ..dream.pipeline import embed_written, make_plan, prepare_plan, store_new_features
+from ..dream.pipeline import make_plan
 from ..dream.plan import Plan, plan_from_json, plan_to_json
-from ..dream.synthesis import observation_dates
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick
-from ..judges.left_alone import remember, settled_keys
+from ..locks.auto_lock import auto_lock, lock_path_from_env
 from ..private_files import open_private
+from ..relation.pair_file import memo_path, read_memo, write_memo
+from ..relation.pair_memo import PairMemo
 from ..sanitize import printable
 from ..store import SqliteStore, open_store
 from ..timeutil import parse_timestamp, utc_now
@@ -223,37 +221,19 @@ def _auto_run(args, identity: Identity) -> int:
     with open_store(identity.store_location) as store:
         _recover(store, identity)
         judge = _judge(identity)  # read once: it decides whether synthesis groups are looked for
-        pairs = read_memo(memo_path(identity))
-        semantic = _semantic(identity)
-        prepared = prepare_plan(
-            store,
-            identity,
-            _now(args),
-            semantic=semantic,
-            store_vectors=True,
-            weekly_synthesis=True,
-            synthesis=judge is not None,  # without a judge no pattern could be written
-            pairs=pairs,
-        )
-        write_memo(memo_path(identity), pairs)
-        plan = prepared.plan
-        if plan.memory_count == 0:
-            print(report.no_memories_message(identity.project_id))
-            return 0
-        if judge is not None and plan.candidates:
-            plan = _judged_plan(store, identity, prepared, judge, _now(args))
-        outcome = apply_plan(store, identity, plan, {}, mode="auto")  # and leaves the reminder of the conflicts
-        store_new_features(store, prepared)  # so the next night need not read these texts again
-        embed_written(store, identity, semantic, outcome.written)  # nor embed them
-        for note in outcome.stale:  # stdout keeps its one summary line; cron mails stderr
-            print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
+        done = auto.run(store, identity, _now(args), _semantic(identity), judge)
+    if done.outcome is None:
+        print(report.no_memories_message(identity.project_id))
+        return 0
+    for note in done.outcome.stale:  # stdout keeps its one summary line; cron mails stderr
+        print(f"{PROG}: not applied — {printable(note)}", file=sys.stderr)
     line = report.auto_summary_line(
         identity.project_id,
-        outcome.merged,
-        outcome.pruned,
-        len(plan.conflicts),
-        outcome.superseded,
-        outcome.synthesized,
+        done.outcome.merged,
+        done.outcome.pruned,
+        len(done.plan.conflicts),
+        done.outcome.superseded,
+        done.outcome.synthesized,
     )
     if judge is not None:  # a language model is configured (docs/judges.md)
         for note in judge.tally.notes:
@@ -261,24 +241,6 @@ def _auto_run(args, identity: Identity) -> int:
         line += tally_fields(judge.tally)
     print(line)
     return 0
-
-
-def _judged_plan(store, identity: Identity, prepared, judge, now) -> Plan:
-    """The plan with the model's answers as actions; what it leaves alone is remembered so the
-    next nights do not ask again (docs/judges.md, "Left alone")."""
-    plan = prepared.plan
-    dates = observation_dates(prepared.fetched.memories, plan.candidates)
-    label = judge.settings.label
-    judged = judge_plan(
-        plan,
-        judge,
-        lambda answer: answer_problem(store, plan, answer),
-        dates,
-        key=lambda candidate: candidate_key(candidate, label),
-        settled=settled_keys(identity.home, now),
-    )
-    remember(identity.home, judge.tally.left, now)
-    return answered_plan(judged)
 
 
 def _judge(identity: Identity):

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from .. import health
 from .. import health_probes as probes
-from ..dream.autolock import lock_path_from_env
 from ..dream.pipeline import fetch_vectors, step1_retention
 from ..errors import ConfigError, Mem0PluginError
 from ..identity import Identity
+from ..locks.auto_lock import lock_path_from_env
 from ..mem0_config import find_mem0_config, parse_categories, read_config_text
 from ..quality import (
     IN_SCOPE_STATES,

@@ -59,12 +59,12 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..features import TextFeatures
+from ..language.analysed import AnalysedMemory, analysed
+from ..language.features import TextFeatures
 from ..records import ACTIVE, REMINDER_SOURCE, Memory
+from ..relation.pair_memo import PairMemo
 from ..timeutil import format_timestamp, parse_timestamp
-from .analysed import AnalysedMemory, analysed
 from .judging import candidate_limit, open_candidates
-from .pair_memo import PairMemo
 from .per_type import TypeActions, type_actions
 from .plan import Candidate, ConflictAction, MergeAction, Plan, PruneAction, SupersedeAction
 from .pruning import low_confidence_prune, retention_prune

@@ -31,10 +31,10 @@ from collections import defaultdict, deque
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from operator import itemgetter
 
-from ..lexicon import EVENT_TYPES, WEAK_WORDS
-from .analysed import AnalysedMemory
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES, WEAK_WORDS
+from ..relation.topics import conflict_topic
 from .plan import ConflictAction
-from .topics import conflict_topic
 
 MAX_VALUES_PER_TOPIC = 5
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..features import cased_words
-from ..text import fold_plural, significant_words
+from ..language.features import cased_words
+from ..language.text import fold_plural, significant_words
 
 
 def draft_text(sources: Sequence[str], union: frozenset[str]) -> str | None:

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from .meaning import about_two_things
+from ..language.reading import Readings, literal_values, reading
+from ..relation.meaning import about_two_things
+from ..relation.topics import conflict_topic
 from .plan import Candidate, ConflictAction, MergeAction, Plan, SupersedeAction, SynthesizeAction
-from .reading import Readings, literal_values, reading
 from .relations import Judged
-from .topics import conflict_topic
 
 MAX_CANDIDATES = 50  # the most similar first; an agent is not flooded
 MEMORIES_PER_CANDIDATE = 16  # a run asks at most one question per this many memories …

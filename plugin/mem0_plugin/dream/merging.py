@@ -36,10 +36,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..features import TextFeatures, text_features
-from ..lexicon import WEAK_WORDS
-from .analysed import AnalysedMemory
-from .candidates import exceeds, jaccard_value, similar_pairs
+from ..language.analysed import AnalysedMemory
+from ..language.features import TextFeatures, text_features
+from ..language.lexicon import WEAK_WORDS
+from ..relation.candidates import exceeds, jaccard_value, similar_pairs
 from .drafts import draft_text
 from .plan import MergeAction
 

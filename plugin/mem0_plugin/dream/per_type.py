@@ -17,17 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..lexicon import EVENT_TYPES
-from .analysed import AnalysedMemory
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES
+from ..language.reading import Readings
+from ..relation.meaning import about_two_things
+from ..relation.pair_memo import Entry, PairMemo
+from ..relation.replaced_names import named_pairs
+from ..relation.retired_values import retired_pairs
 from .conflicts import find_conflicts
-from .meaning import about_two_things
 from .merging import find_merges
-from .pair_memo import Entry, PairMemo
 from .plan import ConflictAction, MergeAction
-from .reading import Readings
 from .relations import judged_pairs, meaning_conflicts, meaning_merges
-from .replaced_names import named_pairs
-from .retired_values import retired_pairs
 
 Asked = tuple[float, str, str, str]  # (cosine, older id, newer id, question) of a pair left for a judge
 

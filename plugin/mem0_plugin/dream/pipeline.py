@@ -19,17 +19,17 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..features import TextFeatures
 from ..filters import TRUE
 from ..identity import Identity
+from ..language.analysed import AnalysedMemory
+from ..language.features import TextFeatures
+from ..language.stored_features import decode, encode, is_valid_for
 from ..mem0_config import load_retention_policies
 from ..records import Memory
+from ..relation.pair_memo import PairMemo
 from ..store import ReadMode, SqliteStore
 from ..store.rows import text_hash
-from ..stored_features import decode, encode, is_valid_for
-from .analysed import AnalysedMemory
 from .analysis import analyse, collector_paused, eligible, takes_part
-from .pair_memo import PairMemo
 from .parallel import on_two_processes, worth_it
 from .plan import Plan
 from .report import is_reminder_text

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from .analysed import AnalysedMemory
+from ..language.analysed import AnalysedMemory
 from .plan import REASON_LOW_CONFIDENCE, REASON_RETENTION, PruneAction
 from .retention import is_retention_value
 

@@ -19,15 +19,15 @@ from itertools import combinations
 
 import numpy as np
 
-from ..lexicon import EVENT_TYPES
-from .agreement import acknowledgement
-from .analysed import AnalysedMemory
-from .meaning import CONFLICT_COSINE, MERGE_COSINE, open_question, relation
-from .neighbours import similar_vector_pairs
-from .pair_memo import Decision, PairMemo, key, text_digest
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES
+from ..language.reading import Readings, literal_values, reading_of
+from ..relation.agreement import acknowledgement
+from ..relation.meaning import CONFLICT_COSINE, MERGE_COSINE, open_question, relation
+from ..relation.neighbours import similar_vector_pairs
+from ..relation.pair_memo import Decision, PairMemo, key, text_digest
+from ..relation.topics import conflict_topic
 from .plan import ConflictAction, MergeAction
-from .reading import Readings, literal_values, reading_of
-from .topics import conflict_topic
 
 # (cosine, older, newer, relation, question): a relation the rules decided, or None and what
 # a judge could be asked about the pair (`meaning.open_question`)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .analysed import AnalysedMemory
-from .guards import replaced_named
-from .negation import change_marker
+from ..language.analysed import AnalysedMemory
+from ..language.negation import change_marker
+from ..language.reading import reading_of
+from ..relation.guards import replaced_named
 from .plan import ConflictAction, SupersedeAction
-from .reading import reading_of
 
 
 def split_supersedes(

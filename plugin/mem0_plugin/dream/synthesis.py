@@ -47,10 +47,10 @@ from fractions import Fraction
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from ..language.analysed import AnalysedMemory, parse_created
 from ..records import Memory
-from .analysed import AnalysedMemory, parse_created
-from .candidates import exceeds, similar_pairs
-from .neighbours import similar_vector_pairs
+from ..relation.candidates import exceeds, similar_pairs
+from ..relation.neighbours import similar_vector_pairs
 from .plan import Candidate
 
 if TYPE_CHECKING:

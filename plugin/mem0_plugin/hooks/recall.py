@@ -10,8 +10,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from .. import operations
+from ..language.text import significant_words
 from ..records import REMINDER_SOURCE, Memory, memory_of_record
-from ..text import significant_words
 from .opening import memory_line
 
 PROMPT_MOST = 5

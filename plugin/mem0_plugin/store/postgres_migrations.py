@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..gloss import search_terms
-from ..text import terms_text
+from ..language.gloss import search_terms
+from ..language.text import terms_text
 
 MIGRATE_LOCK = 0x6D656D30_0001  # pg_advisory_xact_lock key while migrating
 

@@ -7,10 +7,10 @@ import json
 import sqlite3
 from typing import Any
 
-from ..gloss import search_terms
+from ..language.gloss import search_terms
+from ..language.stored_features import encode_for
+from ..language.text import terms_text
 from ..records import Memory, memory_of_values
-from ..stored_features import encode_for
-from ..text import terms_text
 from ..timeutil import parse_timestamp, to_micros
 
 COLUMNS = (

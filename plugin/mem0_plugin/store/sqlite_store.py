@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import NotFoundError, StaleWriteError, StoreError
 from ..filters import TRUE, CompiledFilter
-from ..gloss import search_terms
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
+from ..language.gloss import search_terms
 from ..private_files import create_private_file, private_folder
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..lexicon import EVENT_TYPES
-from .analysed import AnalysedMemory
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES
+from ..language.reading import Reading, Readings, reading_of
 from .guards import left_names, names_it
-from .reading import Reading, Readings, reading_of
 from .two_things import scoped_apart, subject_swapped
 
 NAMED_COSINE = 0.25  # under it, two texts naming one tool are rarely about one fact

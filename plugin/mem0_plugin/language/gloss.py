@@ -69,7 +69,7 @@ def glossary() -> Glossary:
     from importlib import resources  # (13 ms to import: only when a text is not ASCII)
 
     try:
-        source = resources.files(__package__).joinpath(GLOSSARY_FILE).read_text(encoding="utf-8")
+        source = resources.files("mem0_plugin").joinpath(GLOSSARY_FILE).read_text(encoding="utf-8")
         entries = json.loads(source)
     except (OSError, ValueError):
         return read_glossary({})

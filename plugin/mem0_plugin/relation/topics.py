@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import islice
 
-from ..features import cased_words
-from ..lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
-from ..text import NEGATIONS, fold_plural
+from ..language.features import cased_words
+from ..language.lexicon import PREDICATE_LABELS, TOPIC_EDGE_WORDS, canonical
+from ..language.text import NEGATIONS, fold_plural
 
 MAX_TOPIC_SOURCE_WORDS = 64
 MAX_TOPIC_WORDS = 8

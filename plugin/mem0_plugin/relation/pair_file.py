@@ -6,8 +6,8 @@ fixed-width (reading 10,000 pairs takes milliseconds; as JSON it took 70 ms):
 `MAGIC`, the 32-byte `rules_digest`, then one `RECORD` per pair — its key
 (`pair_memo.KEY_BYTES`), the cosine (float64, exact) and one byte coding (relation,
 question). The rules digest ties the file to the code that decided: a SHA-256 of the source of
-every module `meaning.relation` reads (tests/test_pair_memo.py checks that `RULE_MODULES` is
-complete), so any change to the rules, their word lists or the reading of features makes the
+the `language` and `relation` packages and of the few modules beside them that a decision reads
+(tests/test_pair_memo.py checks that nothing else is read), so any change to the rules, their word lists or the reading of features makes the
 next run decide every pair again. A file that is missing, unreadable, truncated, of other
 rules or holding an unknown code is an empty memo. It is written whole to a temporary file and
 renamed, so a run killed mid-write leaves the previous file; two runs writing at once leave one
@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-import sys
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -29,26 +28,13 @@ from ..identity import Identity
 from ..private_files import private_folder
 from .pair_memo import KEY_BYTES, Entry, PairMemo
 
-RULE_MODULES = (  # where a pair's decision is made (`relations._decision`) and all that `meaning` reads
-    "mem0_plugin.dream.relations",
-    "mem0_plugin.dream.meaning",
-    "mem0_plugin.dream.conditions",
-    "mem0_plugin.dream.literals",
-    "mem0_plugin.dream.literal_kinds",
-    "mem0_plugin.dream.negation",
-    "mem0_plugin.dream.polarity",
-    "mem0_plugin.dream.reading",
-    "mem0_plugin.dream.two_things",
-    "mem0_plugin.dream.guards",
-    "mem0_plugin.dream.agreement",
-    "mem0_plugin.dream.analysed",
-    "mem0_plugin.features",
-    "mem0_plugin.lexicon",
-    "mem0_plugin.text",
-    "mem0_plugin.timeutil",
-    "mem0_plugin.records",
-    "mem0_plugin.errors",
-    "mem0_plugin.sanitize",
+RULE_PACKAGES = ("language", "relation")  # every module of these: what a text reads and how two compare
+RULE_MODULES = (  # and where a pair's decision is composed, with the plain records the rules read
+    "dream/relations.py",
+    "errors.py",
+    "records.py",
+    "sanitize.py",
+    "timeutil.py",
 )
 MAGIC = b"mem0-dream pairs 1\n"
 RECORD = struct.Struct(f"<{KEY_BYTES}sdB")  # key, cosine, code
@@ -60,16 +46,21 @@ CODES = tuple(
 CODE_OF = {decision: code for code, decision in enumerate(CODES)}
 
 
+def rule_sources() -> list[Path]:
+    """The source files `rules_digest` covers: `RULE_PACKAGES` whole, then `RULE_MODULES`."""
+    package = Path(__file__).resolve().parent.parent
+    found = [path for name in RULE_PACKAGES for path in sorted((package / name).glob("*.py"))]
+    return found + [package / name for name in RULE_MODULES]
+
+
 @cache
 def rules_digest() -> bytes:
-    """SHA-256 of the rule modules' source, in `RULE_MODULES` order (b"" when one cannot be
-    read: then nothing is remembered)."""
+    """SHA-256 of the rule sources, in `rule_sources` order (b"" when one cannot be read: then
+    nothing is remembered)."""
     digest = hashlib.sha256()
-    for name in RULE_MODULES:
-        __import__(name)
-        source = getattr(sys.modules[name], "__file__", None)
+    for path in rule_sources():
         try:
-            digest.update(Path(source).read_bytes() if source else b"")
+            digest.update(path.read_bytes())
         except OSError:
             return b""
         digest.update(b"\0")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import NEGATIONS, has_unspaced, words
+from .text import NEGATIONS, has_unspaced, words
 
 # ("缺", lacking, is a negation as "without" is in English; "缺省" is "default")
 _FOREIGN_NEGATION = re.compile(

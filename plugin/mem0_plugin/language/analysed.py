@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import InvalidInputError
-from ..features import TextFeatures, text_features
 from ..records import Memory
 from ..timeutil import parse_timestamp, to_micros
+from .features import TextFeatures, text_features
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The registry of dream's named pair rules (docs/quality.md, "The rules"). Pure data.
 
 Each rule is a predicate that the pair reading calls by name: `where` lists the names it is
-called by ("module.name", as the calling module imports it) and `off` is what it answers when
+called by ("package.module.name", as the calling module imports it) and `off` is what it answers when
 the rule is switched off: the answer that lets a pair through as if the rule were not written.
 `benchmarks/quality.py --ablation` switches each off in turn on both labelled sets and reports
 what it adds, what it costs and its share of the CPU; tests/test_dream_rules.py checks every
@@ -49,7 +49,7 @@ RULES: tuple[Rule, ...] = (
         "replaces",
         "guard",
         "the newer text marks a change the older does not: a replacement, never a duplicate",
-        ("meaning.replaces",),
+        ("relation.meaning.replaces",),
         False,
         (
             _e("Releases are tagged by hand.", "Releases are now tagged by release-please.", 0.75, "supersede"),
@@ -60,7 +60,7 @@ RULES: tuple[Rule, ...] = (
         "retires",
         "guard",
         "one text says a thing was removed, dropped, retired or is no longer used, and the other names it",
-        ("meaning.retires",),
+        ("relation.meaning.retires",),
         False,
         (
             _e(
@@ -84,7 +84,7 @@ RULES: tuple[Rule, ...] = (
         "negation_clash",
         "guard",
         'one text forbids doing something ("never commit") that the other tells the reader to do',
-        ("meaning.negation_clash",),
+        ("relation.meaning.negation_clash",),
         False,
         (
             _e(
@@ -105,7 +105,7 @@ RULES: tuple[Rule, ...] = (
         "names_lost",
         "guard",
         "each text names something the other does not write (a literal, a package-like name): a merge would lose one",
-        ("meaning.names_lost",),
+        ("relation.meaning.names_lost",),
         False,
         (
             _e(
@@ -120,7 +120,7 @@ RULES: tuple[Rule, ...] = (
         "time_limited",
         "guard",
         'one text limits its statement in time ("for now", "temporarily", "пока что", "暂时") and the other does not',
-        ("meaning.time_limited",),
+        ("relation.meaning.time_limited",),
         False,
         (
             _e("Deploy with Helm.", "Temporarily deploy with Helm.", 0.9, "candidate"),
@@ -137,7 +137,7 @@ RULES: tuple[Rule, ...] = (
         "restates",
         "guard",
         'an acknowledgement ("Noted:", "Confirmed —", "好的", "Понял") repeating the other is a duplicate, never a conflict',
-        ("meaning.restates",),
+        ("relation.meaning.restates",),
         False,
         (
             _e("Deploy with Helm; raw manifests are banned.", "Confirmed: deploy with Helm.", 0.8, "merge"),
@@ -149,7 +149,7 @@ RULES: tuple[Rule, ...] = (
         "same_choice",
         "guard",
         '"Y over X" and a text stating Y without naming X are the same choice, no flip',
-        ("polarity.same_choice",),
+        ("relation.polarity.same_choice",),
         False,
         (_e("I prefer tabs over spaces", "You prefer tabs", 0.85, "merge"),),
     ),
@@ -158,7 +158,7 @@ RULES: tuple[Rule, ...] = (
         "polarity_flipped",
         "finds",
         "one text only is negated, negating what the other says",
-        ("meaning.polarity_flipped",),
+        ("relation.meaning.polarity_flipped",),
         False,
         (
             _e(
@@ -173,7 +173,7 @@ RULES: tuple[Rule, ...] = (
         "switched",
         "finds",
         "one setting written as a switch, on in one text and off in the other",
-        ("meaning.switched",),
+        ("relation.meaning.switched",),
         False,
         (
             _e("Set catchup=True on new DAGs.", "New DAGs must be created with catchup=False.", 0.85, "conflict"),
@@ -189,7 +189,7 @@ RULES: tuple[Rule, ...] = (
         "moved_away",
         "finds",
         "the newer says it moved from what the older says to something the older does not",
-        ("meaning.moved_away",),
+        ("relation.meaning.moved_away",),
         False,
         (_e("The project builds with webpack.", "Moved the build from webpack to vite.", 0.55, "supersede"),),
     ),
@@ -197,7 +197,7 @@ RULES: tuple[Rule, ...] = (
         "replaced_both_ways",
         "finds",
         "a value of one kind (port, version, path, URL, number …) each text holds and the other does not",
-        ("meaning.replaced_both_ways",),
+        ("relation.meaning.replaced_both_ways",),
         False,
         (
             _e(
@@ -213,7 +213,7 @@ RULES: tuple[Rule, ...] = (
         "retired_value",
         "finds",
         'a marked change naming the older text\'s value as the old one ("now 25 MB; 10 MB was too small")',
-        ("meaning.retired",),
+        ("relation.meaning.retired",),
         False,
         (_e("Uploads may be at most 10 MB.", "Uploads now stop at 25 MB; 10 MB was too small.", 0.55, "supersede"),),
     ),
@@ -221,7 +221,7 @@ RULES: tuple[Rule, ...] = (
         "replaced_named",
         "finds",
         'a conflict whose newer text names what of the older it replaced ("X was removed", "Y instead of X") is a supersede',
-        ("supersedes.replaced_named",),
+        ("dream.supersedes.replaced_named",),
         None,
         (_e("Sessions are kept in Memcached.", "Sessions are kept in Redis instead of Memcached.", 0.8, "supersede"),),
     ),
@@ -229,7 +229,7 @@ RULES: tuple[Rule, ...] = (
         "introduced",
         "finds",
         "a marked change naming something the older does not is a contradiction below cosine 0.60",
-        ("meaning.introduced",),
+        ("relation.meaning.introduced",),
         False,
         (_e("Releases are tagged by hand.", "Releases are now tagged by Changesets.", 0.55, "supersede"),),
     ),
@@ -238,7 +238,7 @@ RULES: tuple[Rule, ...] = (
         "shared_evidence",
         "finds",
         "below cosine 0.78 a merge needs a literal, two names or many words in common",
-        ("meaning.shared_evidence",),
+        ("relation.meaning.shared_evidence",),
         False,
         (_e("Run `make lint` before pushing.", "Before every push, `make lint` has to pass.", 0.7, "merge"),),
     ),
@@ -247,7 +247,7 @@ RULES: tuple[Rule, ...] = (
         "one_holds_all",
         "apart",
         "a merge keeps every literal: one text must hold every literal of both",
-        ("meaning.one_holds_all",),
+        ("relation.meaning.one_holds_all",),
         True,
         (
             _e(
@@ -262,7 +262,7 @@ RULES: tuple[Rule, ...] = (
         "identifier_differs",
         "apart",
         "another identifier without a marked change: another thing",
-        ("meaning.identifier_differs",),
+        ("relation.meaning.identifier_differs",),
         False,
         (
             _e("Call `fetchUser` from the loader.", "Call `fetchOrders` from the loader.", 0.9, None),
@@ -278,7 +278,7 @@ RULES: tuple[Rule, ...] = (
         "named_apart",
         "apart",
         "two hyphenated names of one family, each text holding one",
-        ("meaning.named_apart",),
+        ("relation.meaning.named_apart",),
         False,
         (
             _e(
@@ -293,7 +293,7 @@ RULES: tuple[Rule, ...] = (
         "adds_condition",
         "apart",
         'one text restricts the statement ("only", "unless", "except", softer "when") and the other does not',
-        ("meaning.adds_condition", "retired_values.adds_condition"),
+        ("relation.meaning.adds_condition", "relation.retired_values.adds_condition"),
         False,
         (_e("Run the linter on every commit.", "Run the linter on every commit, except in CI.", 0.9, "candidate"),),
     ),
@@ -301,7 +301,7 @@ RULES: tuple[Rule, ...] = (
         "tool_swapped",
         "apart",
         "each text names a tool the other does not",
-        ("meaning.tool_swapped",),
+        ("relation.meaning.tool_swapped",),
         False,
         (
             _e(
@@ -316,7 +316,7 @@ RULES: tuple[Rule, ...] = (
         "swapped_words",
         "apart",
         "one sentence with a word swapped and a value replaced: each subject its own value",
-        ("meaning.swapped_words",),
+        ("relation.meaning.swapped_words",),
         [],
         (
             _e("The gRPC API listens on port 8001.", "The HTTP API listens on port 8000.", 0.8, None),
@@ -327,7 +327,7 @@ RULES: tuple[Rule, ...] = (
         "narrowed",
         "apart",
         "the longer text is the shorter one's sentence continued with a scope",
-        ("meaning.narrowed",),
+        ("relation.meaning.narrowed",),
         False,
         (
             _e(
@@ -342,7 +342,7 @@ RULES: tuple[Rule, ...] = (
         "scoped_apart",
         "apart",
         "the texts name other environments (staging, QA, beta, a sandbox)",
-        ("meaning.scoped_apart", "retired_values.scoped_apart"),
+        ("relation.meaning.scoped_apart", "relation.retired_values.scoped_apart"),
         False,
         (
             _e(
@@ -357,7 +357,7 @@ RULES: tuple[Rule, ...] = (
         "subject_swapped",
         "apart",
         "the same sentence about another subject: another thing's value",
-        ("meaning.subject_swapped", "retired_values.subject_swapped"),
+        ("relation.meaning.subject_swapped", "relation.retired_values.subject_swapped"),
         False,
         (_e("The refunds worker retries 3 times.", "The payouts worker now retries 5 times.", 0.8, "candidate"),),
     ),
@@ -365,7 +365,7 @@ RULES: tuple[Rule, ...] = (
         "template_swapped",
         "apart",
         "one template told of two subjects, each with its own value",
-        ("meaning.template_swapped",),
+        ("relation.meaning.template_swapped",),
         False,
         (
             _e(
@@ -380,7 +380,7 @@ RULES: tuple[Rule, ...] = (
         "containment",
         "apart",
         "a contradiction needs a quarter of the subject's words in common",
-        ("meaning.containment", "retired_values.containment"),
+        ("relation.meaning.containment", "relation.retired_values.containment"),
         1.0,
         (
             _e(
@@ -396,7 +396,7 @@ RULES: tuple[Rule, ...] = (
         "lexical_merges",
         "finds",
         "near-identical wording merges without vectors (Jaccard of significant words above 0.6)",
-        ("per_type.find_merges",),
+        ("dream.per_type.find_merges",),
         [],
         (
             _e(
@@ -411,7 +411,7 @@ RULES: tuple[Rule, ...] = (
         "lexical_conflicts",
         "finds",
         "the same predicate with another value, or the same words negated, without vectors",
-        ("per_type.find_conflicts",),
+        ("dream.per_type.find_conflicts",),
         [],
         (_e("Deploy to ECS.", "Deploy to Vercel.", 0.3, "conflict"),),
     ),
@@ -419,7 +419,7 @@ RULES: tuple[Rule, ...] = (
         "about_two_things",
         "apart",
         "a lexical conflict the pair rules read as about two things is dropped",
-        ("per_type.about_two_things",),
+        ("dream.per_type.about_two_things",),
         False,
         (_e("MAPS_API_KEY is injected per flavor.", "SEGMENT_WRITE_KEY is injected per flavor.", 0.86, None),),
     ),
@@ -427,7 +427,7 @@ RULES: tuple[Rule, ...] = (
         "retired_pairs",
         "finds",
         "a marked change naming an old value finds the text that holds it, far apart in meaning",
-        ("per_type.retired_pairs",),
+        ("dream.per_type.retired_pairs",),
         [],
         (
             _e(
@@ -442,7 +442,7 @@ RULES: tuple[Rule, ...] = (
         "named_pairs",
         "finds",
         'a marked change naming what it left ("replaced X with Y", "X is no longer used") finds the older text naming X, far apart in meaning',
-        ("per_type.named_pairs",),
+        ("dream.per_type.named_pairs",),
         [],
         (
             _e(

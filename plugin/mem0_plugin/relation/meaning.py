@@ -18,15 +18,15 @@ a lexical conflict is about two things) and `open_question` (what a judge could 
 
 from __future__ import annotations
 
-from ..lexicon import EVENT_TYPES, WEAK_WORDS
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES, WEAK_WORDS
+from ..language.literal_kinds import VALUE_KINDS
+from ..language.reading import Reading, Readings, literal_values, reading_of
 from .agreement import restates
-from .analysed import AnalysedMemory
 from .conditions import adds_condition
 from .guards import names_lost, negation_clash, replaces, retires, time_limited
-from .literal_kinds import VALUE_KINDS
 from .literals import held, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
-from .reading import Reading, Readings, literal_values, reading_of
 from .two_things import (
     containment,
     introduced,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import WEAK_WORDS
-from ..text import significant_of, words
-from .reading import Reading, mentions
+from ..language.lexicon import WEAK_WORDS
+from ..language.reading import Reading, mentions
+from ..language.text import significant_of, words
 
 # Words that restrict a statement: when one text has one and the other none, the first adds a
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how

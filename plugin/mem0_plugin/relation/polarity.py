@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ..text import NEGATIONS, words
+from ..language.negation import CHOICE, GENERIC_PREDICATES, ONLY, says_no
+from ..language.reading import Reading, mentions
+from ..language.text import NEGATIONS, words
 from .agreement import same_choice
-from .negation import CHOICE, GENERIC_PREDICATES, ONLY, says_no
-from .reading import Reading, mentions
 
 
 def switched(a: Reading, b: Reading) -> bool:

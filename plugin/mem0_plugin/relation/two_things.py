@@ -11,11 +11,11 @@ from __future__ import annotations
 import difflib
 import re
 
-from ..lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIASES, WEAK_WORDS, canonical
-from ..text import fold_plural
-from .literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
-from .negation import HIRAGANA
-from .reading import SIDE_ENVIRONMENTS, Reading, mentions
+from ..language.lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIASES, WEAK_WORDS, canonical
+from ..language.literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
+from ..language.negation import HIRAGANA
+from ..language.reading import SIDE_ENVIRONMENTS, Reading, mentions
+from ..language.text import fold_plural
 
 
 def introduced(older: Reading, newer: Reading) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..features import TextFeatures, literals_by_kind
+from .features import TextFeatures, literals_by_kind
 
 # A number beside letters of another script ("6379端口", "порту 4000"): word boundaries do not
 # separate it there, so `features` does not see it as a number.

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..features import TextFeatures, text_features, without_placeholders
-from ..lexicon import WEAK_WORDS
-from ..text import fold_plural, has_unspaced, significant_of, words
 from .analysed import AnalysedMemory
+from .features import TextFeatures, text_features, without_placeholders
+from .lexicon import WEAK_WORDS
 from .literal_kinds import LATIN_WORD, durations, kinds_of, lettered_versions, ungrouped, unit_numbers
 from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no
+from .text import fold_plural, has_unspaced, significant_of, words
 
 _NOTHING: frozenset[str] = frozenset()
 

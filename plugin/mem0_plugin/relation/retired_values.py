@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..lexicon import EVENT_TYPES
-from .analysed import AnalysedMemory
+from ..language.analysed import AnalysedMemory
+from ..language.lexicon import EVENT_TYPES
+from ..language.literal_kinds import VALUE_KINDS, ungrouped
+from ..language.reading import Reading, Readings, literal_values, reading_of
 from .conditions import adds_condition
-from .literal_kinds import VALUE_KINDS, ungrouped
 from .literals import retired
 from .meaning import CONFLICT_COSINE, MIN_SUBJECT_OVERLAP
-from .reading import Reading, Readings, literal_values, reading_of
 from .two_things import containment, scoped_apart, subject_swapped
 
 RETIRED_COSINE = 0.30  # under it, texts naming one port or version are rarely about one thing

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..text import words
-from .reading import Reading, literal_values
+from ..language.reading import Reading, literal_values
+from ..language.text import words
 
 # A thing retired, and where its name is (a name starts where no name character precedes it, so
 # a long run of name characters is scanned once, not from each of its characters): after the marker ("removed Redis", "no longer uses

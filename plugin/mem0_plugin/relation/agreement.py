@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .reading import Reading, literal_values, mentions
+from ..language.reading import Reading, literal_values, mentions
 
 # An acknowledgement opening a text, up to its colon, dash or comma (or the end)
 _ACKNOWLEDGEMENT = re.compile(

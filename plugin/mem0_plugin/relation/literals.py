@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .literal_kinds import VALUE_KINDS, kind_of, written
-from .reading import CACHED_TEXT_CHARS, Reading, literal_values
+from ..language.literal_kinds import VALUE_KINDS, kind_of, written
+from ..language.reading import CACHED_TEXT_CHARS, Reading, literal_values
 
 
 def replaced_kinds(a: Reading, b: Reading) -> list[str]:
