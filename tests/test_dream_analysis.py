@@ -712,7 +712,8 @@ def test_twenty_thousand_memories_finds_the_injected_duplicates():
 
 def test_a_text_with_a_nul_character_takes_part_in_nothing():
     """Another tool may have written one; a plan carrying it could not be read back."""
-    from mem0_plugin.dream.plan import plan_from_json, plan_to_json
+    from mem0_plugin.dream.plan import plan_to_json
+    from mem0_plugin.dream.plan_file import plan_from_json
 
     plan = run([mem("a", "0", age=3), mem("b", "0\x00", age=2), mem("c", "Use Redis\x00", age=1)])
     assert plan.is_empty

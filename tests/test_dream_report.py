@@ -10,7 +10,8 @@ import pytest
 from dream_support import ANSI, earlier_reminder_text
 from mem0_plugin.cli.terminal import Terminal
 from mem0_plugin.dream import report
-from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction, plan_from_json, plan_to_json
+from mem0_plugin.dream.plan import ConflictAction, MergeAction, Plan, PruneAction, plan_to_json
+from mem0_plugin.dream.plan_file import plan_from_json
 
 
 def plan(merges=(), conflicts=(), prunes=()) -> Plan:

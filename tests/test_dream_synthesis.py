@@ -20,7 +20,8 @@ import pytest
 from dream_support import BRANCH, NOW, export, make_project, record, uid, update_text, write_jsonl
 from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.judging import answered_plan
-from mem0_plugin.dream.plan import SynthesizeAction, plan_from_json, plan_to_json
+from mem0_plugin.dream.plan import SynthesizeAction, plan_to_json
+from mem0_plugin.dream.plan_file import plan_from_json
 from mem0_plugin.dream.synthesis import (
     SYNTHESIS_INTERVAL_DAYS,
     SYNTHESIS_SOURCE,

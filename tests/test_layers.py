@@ -1,5 +1,6 @@
 """The package's layers import downward only: read from the source with `ast`, every import
-(lazy and type-checking ones included) checked against the order below.
+(lazy and type-checking ones included) checked against the order below, and no circle of
+modules importing one another.
 
     core      errors, records, filters, store_url, identity, ids, wording ..., and language/* (one text)
     relation  relation/* — two texts compared: core only
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import mem0_plugin
@@ -69,8 +71,10 @@ def imports_of(path: Path) -> set[tuple[str, ...]]:
             if not node.level:
                 module = module[1:]
             target = base + module
-            found.add(target)
-            found |= {target + (alias.name,) for alias in node.names if _exists(target + (alias.name,))}
+            submodules = {target + (alias.name,) for alias in node.names if _exists(target + (alias.name,))}
+            found |= submodules
+            if len(submodules) < len(node.names) or target != name[: len(target)]:
+                found.add(target)  # (a package of its own is loaded already: `from . import search`)
         elif isinstance(node, ast.Import):
             found |= {
                 tuple(alias.name.split(".")[1:]) for alias in node.names if alias.name.split(".")[0] == "mem0_plugin"
@@ -151,3 +155,51 @@ def test_nothing_but_the_cli_imports_the_cli_or_the_server():
         and not (_layer(source) == "web" and _layer(target) in ("server", "web"))
     ]
     assert wrong == []
+
+
+def circles() -> list[list[str]]:
+    """Every set of modules that import one another, directly or through others (Tarjan)."""
+    graph: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for source, target in edges():
+        if source != target:
+            graph.setdefault(source, set()).add(target)
+    index: dict[tuple[str, ...], int] = {}
+    low: dict[tuple[str, ...], int] = {}
+    stack: list[tuple[str, ...]] = []
+    found: list[list[str]] = []
+
+    def visit(node: tuple[str, ...]) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(".".join(member))
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_modules_import_one_another():
+    """No import circle, imports inside functions and under TYPE_CHECKING included."""
+    assert circles() == []
+
+
+def test_a_circle_would_be_found(monkeypatch):
+    real = edges()
+    assert (("dream", "plan_file"), ("dream", "plan")) in real
+    monkeypatch.setattr(sys.modules[__name__], "edges", lambda: [*real, (("dream", "plan"), ("dream", "plan_file"))])
+    assert any({"dream.plan", "dream.plan_file"} <= set(circle) for circle in circles())

@@ -14,10 +14,9 @@ from mem0_plugin.dream.plan import (
     Plan,
     PruneAction,
     SupersedeAction,
-    plan_from_dict,
-    plan_from_json,
     plan_to_json,
 )
+from mem0_plugin.dream.plan_file import plan_from_dict, plan_from_json
 from mem0_plugin.errors import InvalidInputError, PlanError
 
 PLAN = Plan(

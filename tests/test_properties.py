@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mem0_plugin import mem0_config, operations
 from mem0_plugin.dream.analysis import analyse, takes_part
-from mem0_plugin.dream.plan import plan_from_json, plan_to_json
+from mem0_plugin.dream.plan import plan_to_json
+from mem0_plugin.dream.plan_file import plan_from_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
 from mem0_plugin.errors import FilterError, InvalidInputError, ScopeError
 from mem0_plugin.filters import LOGICAL, OPERATORS, compile_filters

@@ -21,7 +21,8 @@ from ..dream.apply import ApplyOutcome, apply_plan, check_answers, recover
 from ..dream.asking import tally_fields
 from ..dream.judging import answered_plan
 from ..dream.pipeline import make_plan
-from ..dream.plan import Plan, plan_from_json, plan_to_json
+from ..dream.plan import Plan, plan_to_json
+from ..dream.plan_file import plan_from_json
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick

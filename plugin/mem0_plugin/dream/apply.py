@@ -53,9 +53,9 @@ from .plan import (
     PruneAction,
     SupersedeAction,
     SynthesizeAction,
-    plan_from_json,
     plan_to_json,
 )
+from .plan_file import plan_from_json
 from .reminder import UNCHANGED, remind
 from .synthesis import SYNTHESIS_SOURCE, restates_a_source
 

@@ -33,7 +33,7 @@ from ..store import HistoryEntry, SqliteStore
 from ..store.journal import DreamRun
 from ..store.sqlite_store import Writer
 from .apply import ACTOR, apply_lock
-from .plan import plan_from_json
+from .plan_file import plan_from_json
 from .reminder import remind, reminded
 
 EVENT = "UNDO"

@@ -26,7 +26,7 @@ from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..language.gloss import search_terms
 from ..private_files import create_private_file, private_folder
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
-from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url, sqlite_url
+from ..store_url import sqlite_url
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
 from .bm25 import Bm25Query, Statistics
@@ -1276,21 +1276,3 @@ def _entry(row: tuple) -> HistoryEntry:
 
 def _with_version(memory: Memory) -> dict:
     return {**memory.to_dict(), "version": memory.version}
-
-
-def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
-    """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"):
-    an SQLite file, a PostgreSQL database (docs/stores.md) or a project on the Mem0 platform
-    (``mem0://``, docs/hosted.md). An explicit SQLite store's directory must exist; the file
-    is created on the first open (not read-only)."""
-    location = parse_store_url(where) if isinstance(where, str) else where
-    if location.hosted is not None:
-        from .hosted_store import open_hosted
-
-        return open_hosted(location, readonly=readonly)
-    if location.scheme == POSTGRESQL:
-        from .postgres_store import PostgresStore
-
-        return PostgresStore(location.url, readonly=readonly)
-    check_directory(location)
-    return SqliteStore(location.path, readonly=readonly)
