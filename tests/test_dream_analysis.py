@@ -9,7 +9,7 @@ from itertools import combinations
 
 import pytest
 from mem0_plugin.dream.analysis import analyse
-from mem0_plugin.dream.merging import MAX_VARIANTS, mergeable
+from mem0_plugin.dream.merging import MAX_VARIANTS
 from mem0_plugin.dream.plan import ConflictAction, MergeAction, PruneAction, plan_to_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
 from mem0_plugin.errors import InvalidInputError
@@ -18,6 +18,7 @@ from mem0_plugin.language.lexicon import CANONICAL_PREDICATE, WEAK_WORDS
 from mem0_plugin.language.text import STOP_WORDS, fold_plural, jaccard, significant_words
 from mem0_plugin.records import Memory
 from mem0_plugin.relation.candidates import similar_pairs
+from mem0_plugin.relation.word_merge import mergeable
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 MISSING = object()

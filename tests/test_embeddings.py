@@ -199,7 +199,7 @@ def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
 def test_a_memory_only_the_vector_side_found_is_scored_by_its_stored_terms(backend, semantic_home):
     """The lexical side keeps its best `top_k`; a memory beyond them that the vector side brings
     is scored from its stored terms exactly as the lexical side would score it."""
-    from mem0_plugin.store.ranking import Candidate
+    from mem0_plugin.store.ranking import Scored
 
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
@@ -222,7 +222,7 @@ def test_a_memory_only_the_vector_side_found_is_scored_by_its_stored_terms(backe
     for result in found:
         text = result["memory"]
         cosine = float(vectors[text] @ question)
-        expected = Candidate(None, lexical_of[text], cosine).score  # type: ignore[arg-type]
+        expected = Scored(None, lexical_of[text], cosine).score  # type: ignore[arg-type]
         assert result["score"] == pytest.approx(expected, abs=1e-4)
 
 

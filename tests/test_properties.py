@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mem0_plugin import mem0_config, operations
-from mem0_plugin.dream.analysis import analyse, takes_part
+from mem0_plugin.dream.analysis import analyse
 from mem0_plugin.dream.plan import plan_to_json
 from mem0_plugin.dream.plan_file import plan_from_json
 from mem0_plugin.dream.retention import DEFAULT_POLICY, choose_policy
@@ -26,7 +26,7 @@ from mem0_plugin.errors import FilterError, InvalidInputError, ScopeError
 from mem0_plugin.filters import LOGICAL, OPERATORS, compile_filters
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.language.text import significant_words
-from mem0_plugin.records import Memory
+from mem0_plugin.records import Memory, takes_part
 from mem0_plugin.store import ReadMode, SqliteStore
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)

@@ -223,3 +223,18 @@ def memory_from_record(record: Mapping[str, Any], *, default_user: str, default_
         source_memory_ids=tuple(sources),
         immutable=immutable,
     )
+
+
+def takes_part(memory: Memory) -> bool:
+    """Whether dream may act on this memory at all (docs/dream.md, "Who takes part"). A text holding a NUL
+    character (which no write of ours accepts; another tool wrote it) takes part in nothing:
+    no plan file can carry it."""
+    return (
+        memory.lifecycle_state == ACTIVE
+        and not memory.immutable
+        and not memory.pinned
+        and not memory.excluded_from_dream
+        and memory.source != REMINDER_SOURCE
+        and isinstance(memory.memory, str)
+        and "\x00" not in memory.memory
+    )

@@ -23,8 +23,6 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .dream.analysis import takes_part
-from .dream.merging import mergeable
 from .filters import compile_filters
 from .language.analysed import analysed
 from .language.features import TextFeatures
@@ -32,10 +30,11 @@ from .language.lexicon import EVENT_TYPES
 from .language.negation import change_marker
 from .language.reading import Readings, literal_values, reading_of
 from .language.stored_features import decode_for
-from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory
+from .records import ACTIVE, MERGED, SUPERSEDED, UNKNOWN_TYPE, Memory, takes_part
 from .relation.agreement import acknowledgement
 from .relation.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
 from .relation.replaced_names import NAMED_COSINE, replaced_by_name
+from .relation.word_merge import mergeable
 from .store import ReadMode, SqliteStore
 
 if TYPE_CHECKING:

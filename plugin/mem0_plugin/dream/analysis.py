@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from ..language.analysed import AnalysedMemory, analysed
 from ..language.features import TextFeatures
-from ..records import ACTIVE, REMINDER_SOURCE, Memory
+from ..records import Memory, takes_part
 from ..relation.pair_memo import PairMemo
 from ..timeutil import format_timestamp, parse_timestamp
 from .judging import candidate_limit, open_candidates
@@ -79,21 +79,6 @@ Vectors = Mapping[str, "np.ndarray"]  # by memory id; float16 (as stored) or flo
 
 PROGRESS_EVERY = 1000
 Progress = Callable[[int, int], None]
-
-
-def takes_part(memory: Memory) -> bool:
-    """Whether dream may act on this memory at all (docs/dream.md, "Who takes part"). A text holding a NUL
-    character (which no write of ours accepts; another tool wrote it) takes part in nothing:
-    no plan file can carry it."""
-    return (
-        memory.lifecycle_state == ACTIVE
-        and not memory.immutable
-        and not memory.pinned
-        and not memory.excluded_from_dream
-        and memory.source != REMINDER_SOURCE
-        and isinstance(memory.memory, str)
-        and "\x00" not in memory.memory
-    )
 
 
 def eligible(

@@ -40,10 +40,9 @@ from filelock import FileLock
 
 from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError, StoreError
 from ..identity import Identity
-from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..records import ACTIVE, MERGED, SUPERSEDED, Memory, takes_part
 from ..store import SqliteStore
 from ..store.sqlite_store import Writer
-from .analysis import takes_part
 from .judging import answered
 from .plan import (
     Candidate,

@@ -25,11 +25,11 @@ from ..language.analysed import AnalysedMemory
 from ..language.features import TextFeatures
 from ..language.stored_features import decode, encode, is_valid_for
 from ..mem0_config import load_retention_policies
-from ..records import Memory
+from ..records import Memory, takes_part
 from ..relation.pair_memo import PairMemo
 from ..store import ReadMode, SqliteStore
 from ..store.rows import text_hash
-from .analysis import analyse, collector_paused, eligible, takes_part
+from .analysis import analyse, collector_paused, eligible
 from .parallel import on_two_processes, worth_it
 from .plan import Plan
 from .report import is_reminder_text

@@ -55,7 +55,9 @@ class Near(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Scored:
+    """A memory a search found, with its lexical score and its cosine, before they are fused."""
+
     memory: Memory
     lexical: float
     cosine: float | None  # None: no vector of the query's model yet
@@ -80,8 +82,8 @@ def lexical_floor(threshold: float | None) -> float | None:
     return max(0.0, (math.log(threshold / (1 - threshold)) - b) / a - 1e-6)
 
 
-def fused(candidates: Sequence[Candidate]) -> list[tuple[Memory, float]]:
-    ranked = sorted(((c.memory, c.score) for c in candidates), key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id))
+def fused(found: Sequence[Scored]) -> list[tuple[Memory, float]]:
+    ranked = sorted(((c.memory, c.score) for c in found), key=lambda ms: (-ms[1], ms[0].created_at, ms[0].id))
     return replacements_first(ranked)
 
 

@@ -32,7 +32,7 @@ from . import search as lexical
 from .bm25 import Bm25Query, Statistics
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate, recount_statistics, reindex_terms
-from .ranking import Candidate, Near, fused, lexical_floor
+from .ranking import Near, Scored, fused, lexical_floor
 from .search import stored_score
 
 if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
@@ -520,25 +520,25 @@ class SqliteStore:
         bm25 = Bm25Query(search_terms(query), self.statistics(user_id, app_id, search_terms(query)))
         if query_vector is None or model is None:
             lexical = self._lexical(bm25, user_id, query, where, mode, top_k, lexical_floor(threshold))
-            return fused([Candidate(m, s, None) for m, s in lexical])
+            return fused([Scored(m, s, None) for m, s in lexical])
         lexical = self._lexical(bm25, user_id, query, where, mode, top_k, None)
         vector = query_vector() if callable(query_vector) else query_vector
         if vector is None:
             return [
                 (m, s)
-                for m, s in fused([Candidate(m, s, None) for m, s in lexical])
+                for m, s in fused([Scored(m, s, None) for m, s in lexical])
                 if threshold is None or s >= threshold
             ]
         pool = max(2 * top_k, 20)  # vector candidates; the lexical side's best `top_k` join them
-        found: dict[str, Candidate] = {}
+        found: dict[str, Scored] = {}
         sql, params = self._where(user_id, where, mode)
         cosines, nearest = self._vector_side(user_id, model, vector, sql, params, pool, [m.id for m, _ in lexical])
         for memory, score in lexical:
-            found[memory.id] = Candidate(memory, score, cosines.get(memory.id))
+            found[memory.id] = Scored(memory, score, cosines.get(memory.id))
         exact = text_hash(query)
         for memory, cosine, hashed, stored_terms in nearest:
             if memory.id not in found:
-                found[memory.id] = Candidate(memory, stored_score(bm25, exact, hashed, stored_terms), cosine)
+                found[memory.id] = Scored(memory, stored_score(bm25, exact, hashed, stored_terms), cosine)
         results = [(m, s) for m, s in fused(list(found.values())) if s > 0 and (threshold is None or s >= threshold)]
         return results[:top_k]
 
