@@ -31,7 +31,7 @@ from .errors import ConfigError, Mem0PluginError, StoreError
 from .identity import Identity
 from .locks import auto_lock as autolock
 from .records import Memory, new_memory_id
-from .store import SqliteStore, open_store
+from .store import SqliteStore, Store, open_store
 from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url
 from .timeutil import format_timestamp, utc_now
 
@@ -136,7 +136,7 @@ class SnapshotStore(SqliteStore):
 
 def open_store_probe(
     url: str, *, readonly: bool, explicit: bool = True, identity: Identity | None = None
-) -> tuple[health.StoreProbe, SqliteStore | None]:
+) -> tuple[health.StoreProbe, Store | None]:
     """Open the store named by `url` (read-only: as a snapshot, never creating it). An explicit
     store (`--store`, `MEM0_STORE`) that does not exist is a failure, never created here. A
     hosted store (``mem0://``, for `identity`) opens as every command opens it."""
@@ -172,7 +172,7 @@ def open_store_probe(
     return health.StoreProbe(url, path, blocker=blocker), store
 
 
-def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
+def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[health.StoreProbe, Store | None]:
     try:
         store = open_store(identity.store_location, readonly=readonly)
     except Mem0PluginError as exc:
@@ -180,7 +180,7 @@ def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[he
     return health.StoreProbe(url, store.path), store
 
 
-def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.StoreProbe, SqliteStore | None]:
+def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.StoreProbe, Store | None]:
     """Open a PostgreSQL store (docs/stores.md): its URL is shown without its password."""
     shown = display_url(location.url)
     try:
@@ -191,20 +191,20 @@ def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.S
     return health.StoreProbe(shown, None, vectors=path.describe() if path is not None else ""), store
 
 
-def open_readonly(location: StoreLocation) -> SqliteStore:
+def open_readonly(location: StoreLocation) -> Store:
     """The store read-only, leaving no file beside an SQLite one (`SnapshotStore`)."""
     if location.scheme == POSTGRESQL or location.hosted is not None:
         return open_store(location, readonly=True)
     return SnapshotStore(location.path, readonly=True)
 
 
-def count_memories(store: SqliteStore, identity: Identity) -> int:
+def count_memories(store: Store, identity: Identity) -> int:
     """The project's memories as `mem0-memories list` counts them (active and superseded)."""
     caller = operations.Caller(store, identity, actor=health.PROBE_SOURCE)
     return operations.get_memories(caller, None, page=1, page_size=1)["count"]
 
 
-def time_search(store: SqliteStore, identity: Identity) -> tuple[float | None, str]:
+def time_search(store: Store, identity: Identity) -> tuple[float | None, str]:
     """Milliseconds one search of the project took, or (None, the error)."""
     caller = operations.Caller(store, identity, actor=health.PROBE_SOURCE)
     started = time.perf_counter()
@@ -228,7 +228,7 @@ def _remove_probe(writer, probe: Memory) -> None:
     _purge_history(writer, probe.user_id, probe.id)
 
 
-def write_probe(store: SqliteStore, identity: Identity) -> tuple[str | None, str]:
+def write_probe(store: Store, identity: Identity) -> tuple[str | None, str]:
     """Write, read back and delete a probe memory; (None, "") when all worked, else (problem, error)."""
     now = format_timestamp(utc_now())
     probe = Memory(

@@ -23,13 +23,13 @@ from .records import (
     validate_metadata,
     validate_text,
 )
-from .store import ReadMode, SqliteStore
+from .store import ReadMode, Store
 from .timeutil import format_timestamp, utc_now
 
 if TYPE_CHECKING:
     from .dream.asking import JudgeSource
     from .semantic import Semantic
-    from .store.sqlite_store import Writer
+    from .store.base import Writer
 
 MAX_PAGE = 10**9
 MAX_PAGE_SIZE = 1000
@@ -41,7 +41,7 @@ DELETED_MESSAGE = "Memory deleted successfully!"
 class Caller:
     """Who is calling and on what: the store plus the resolved identity."""
 
-    store: SqliteStore
+    store: Store
     identity: Identity
     actor: str = "mcp"
     semantic: Semantic | None = None  # None: lexical only

@@ -22,7 +22,7 @@ import numpy as np
 
 from .embeddings import Embedder, EmbedderUnavailable, embedder_from_config
 from .language.gloss import english_rendering
-from .store import SqliteStore
+from .store import Store
 from .store.vectors import as_stored
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class Semantic:
             self._turn_off(str(exc))
             return None
 
-    def vectors_for(self, store: SqliteStore, user_id: str, texts: list[str]) -> list[np.ndarray] | None:
+    def vectors_for(self, store: Store, user_id: str, texts: list[str]) -> list[np.ndarray] | None:
         """A vector for each text: reused where another memory of the user with the same text
         has one (`SqliteStore.vectors_by_text`), embedded otherwise — at the precision vectors
         are stored with, so what is computed with them now (dream's cosines) is what it will be
@@ -159,7 +159,7 @@ class Semantic:
 
     def backfill(
         self,
-        store: SqliteStore,
+        store: Store,
         user_id: str,
         app_id: str | None = None,
         *,
@@ -186,7 +186,7 @@ class Semantic:
                 progress(min(start + len(chunk), len(missing)), len(missing))
         return stored
 
-    def prepare_search(self, store: SqliteStore, user_id: str, app_id: str | None, *, background: bool) -> None:
+    def prepare_search(self, store: Store, user_id: str, app_id: str | None, *, background: bool) -> None:
         """Before the first search of a project in this process: embed up to `INLINE_BACKFILL`
         memories that lack a vector (a new or imported store); with `background`, the rest on
         the background thread. Later searches rely on `schedule` after each write."""
@@ -198,7 +198,7 @@ class Semantic:
         if background:
             self.schedule(store, user_id, None, app_id=app_id)
 
-    def schedule(self, store: SqliteStore, user_id: str, ids: list[str] | None, *, app_id: str | None = None) -> None:
+    def schedule(self, store: Store, user_id: str, ids: list[str] | None, *, app_id: str | None = None) -> None:
         """Embed `ids` soon, on a background thread (the MCP server after each write)."""
         if self.embedder is None or self.reason is not None:
             return

@@ -28,7 +28,7 @@ from .arguments import Parser
 from .errors import Mem0PluginError
 from .identity import Identity, resolve_identity
 from .sanitize import printable
-from .store import SqliteStore, open_store
+from .store import Store, open_store
 from .store_url import check_directory
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class Resources:
 
     def __init__(self, identity: Identity):
         self.identity = identity
-        self._store: SqliteStore | None = None
+        self._store: Store | None = None
         self._semantic: Semantic | None = None
         self._judge: WritePathJudge | None = None
         self._opening = threading.Lock()  # tool calls run on worker threads

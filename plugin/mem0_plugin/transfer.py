@@ -12,7 +12,7 @@ from .language.stored_features import encode_all
 from .operations import Caller
 from .records import Memory, memory_from_record
 from .sanitize import inert_json
-from .store import SqliteStore
+from .store import Store
 from .timeutil import format_timestamp, utc_now
 from .wording import memories as count_memories
 
@@ -108,7 +108,7 @@ class CopyResult:
         )
 
 
-def copy_scope(caller: Caller, target: SqliteStore, *, all_projects: bool = False) -> CopyResult:
+def copy_scope(caller: Caller, target: Store, *, all_projects: bool = False) -> CopyResult:
     """Copy the scope's memories into `target` as they are (ids, times, lifecycle, version),
     each with its whole history, and the history of its deleted memories (for restore), in
     one transaction of the target (docs/stores.md, "Moving a store"). Ids already in the
@@ -134,7 +134,7 @@ def copy_scope(caller: Caller, target: SqliteStore, *, all_projects: bool = Fals
     return CopyResult(copied, skipped, rows)
 
 
-def _deleted_in_scope(store: SqliteStore, user: str, memory_id: str, app: str | None) -> bool:
+def _deleted_in_scope(store: Store, user: str, memory_id: str, app: str | None) -> bool:
     """A deleted memory's history belongs to the scope its last record was in."""
     records = [e.before for e in store.history(user, memory_id) if e.after is None and e.before]
     return bool(records) and (app is None or records[-1].get("app_id") == app)

@@ -35,14 +35,14 @@ from .relation.agreement import acknowledgement
 from .relation.meaning import CONFLICT_COSINE, LOW_MERGE_COSINE, relation
 from .relation.replaced_names import NAMED_COSINE, replaced_by_name
 from .relation.word_merge import mergeable
-from .store import ReadMode, SqliteStore
+from .store import ReadMode, Store
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .dream.asking import JudgeSource
     from .semantic import Semantic
-    from .store.sqlite_store import Writer
+    from .store.base import Writer
 
 CANDIDATES = 10
 FLOOR = min(LOW_MERGE_COSINE, CONFLICT_COSINE)  # `relation` says None below it
@@ -69,7 +69,7 @@ class Comparison:
 
 
 def compare(
-    store: SqliteStore,
+    store: Store,
     semantic: Semantic | None,
     memory: Memory,
     *,
@@ -98,7 +98,7 @@ def compare(
     return Comparison(retirements, vector, model)
 
 
-def _vector(store: SqliteStore, semantic: Semantic | None, memory: Memory, background: bool):
+def _vector(store: Store, semantic: Semantic | None, memory: Memory, background: bool):
     if semantic is None or not semantic.available():
         return None, None
     # the first time in this process: embed what the project's memories lack, as a search does
@@ -108,7 +108,7 @@ def _vector(store: SqliteStore, semantic: Semantic | None, memory: Memory, backg
 
 
 def similar(
-    store: SqliteStore, memory: Memory, vector: np.ndarray | None, model: str | None
+    store: Store, memory: Memory, vector: np.ndarray | None, model: str | None
 ) -> list[tuple[Memory, float | None]]:
     """The new memory's nearest `CANDIDATES` active memories of its project and type that dream
     may act on, with their cosines: by stored vectors when the new text has one, else by
@@ -166,7 +166,7 @@ _FEATURES: dict[str, TextFeatures] = {}  # texts' features, read once per proces
 FEATURES_KEPT = 4096
 
 
-def _remember_stored_features(store: SqliteStore, user_id: str, memories: list[Memory]) -> None:
+def _remember_stored_features(store: Store, user_id: str, memories: list[Memory]) -> None:
     """Put the candidates' stored features (valid for their texts) in the cache, so that
     `decide` need not read their texts again."""
     cache = _read_texts()

@@ -31,7 +31,7 @@ from ..private_files import open_private
 from ..relation.pair_file import memo_path, read_memo, write_memo
 from ..relation.pair_memo import PairMemo
 from ..sanitize import printable
-from ..store import SqliteStore, open_store
+from ..store import Store, open_store
 from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, exit_without_teardown, identity_arguments, identity_from, run_command
 from .terminal import Terminal
@@ -43,7 +43,7 @@ def _now(args: argparse.Namespace) -> datetime:
     return parse_timestamp(args.now, "--now") if args.now else utc_now()
 
 
-def _recover(store: SqliteStore, identity: Identity) -> None:
+def _recover(store: Store, identity: Identity) -> None:
     for run_id, outcome in recover(store, identity):
         print(
             f"{PROG}: completed an interrupted run {run_id[:8]} (merged {outcome.merged}, "
@@ -63,7 +63,7 @@ def _finish(term: Terminal, outcome: ApplyOutcome) -> int:
     return 0
 
 
-def run_interactive(term: Terminal, store: SqliteStore, identity: Identity, plan: Plan) -> int:
+def run_interactive(term: Terminal, store: Store, identity: Identity, plan: Plan) -> int:
     """Steps 4–6 with a person at the keyboard."""
     if plan.memory_count == 0:
         term.line(report.no_memories_message(identity.project_id))
@@ -93,7 +93,7 @@ def cmd_interactive(args, identity: Identity) -> int:
         return run_interactive(term, store, identity, plan)
 
 
-def _watched_plan(args, identity: Identity, store: SqliteStore, term: Terminal, pairs: PairMemo) -> Plan:
+def _watched_plan(args, identity: Identity, store: Store, term: Terminal, pairs: PairMemo) -> Plan:
     """Dream's plan for the terminal, its reading and analysis shown as progress."""
     return make_plan(
         store,

@@ -29,7 +29,7 @@ from ..records import Memory
 from ..sanitize import inert_json
 from ..secrets import mask
 from ..store import open_store
-from ..store.sqlite_store import Writer
+from ..store.base import Writer
 from .common import Parser, identity_arguments, identity_from, run_command
 from .terminal import Terminal
 

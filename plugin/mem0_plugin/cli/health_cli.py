@@ -35,7 +35,7 @@ from ..quality import (
 )
 from ..records import Memory
 from ..sanitize import inert_json
-from ..store import SqliteStore
+from ..store import SqliteStore, Store
 from ..timeutil import parse_timestamp, utc_now
 from .common import Parser, identity_arguments, identity_from, run_command
 
@@ -57,7 +57,7 @@ class StoreRead:
     vectors: dict = field(default_factory=dict)  # --deep: the in-scope memories' vectors, by id
 
 
-def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: Semantic | None = None) -> StoreRead:
+def _read(store: Store, identity: Identity, *, deep: bool, semantic: Semantic | None = None) -> StoreRead:
     try:
         count = probes.count_memories(store, identity)
         memories = tuple(store.iter_scope(identity.user_id, identity.project_id)) if deep else None
@@ -68,13 +68,13 @@ def _read(store: SqliteStore, identity: Identity, *, deep: bool, semantic: Seman
     return StoreRead(count, millis, search_error, memories, vectors=vectors)
 
 
-def _vectors(store: SqliteStore, memories: tuple[Memory, ...], semantic: Semantic | None) -> dict:
+def _vectors(store: Store, memories: tuple[Memory, ...], semantic: Semantic | None) -> dict:
     """The vectors dream would use for these memories, nothing written (`fetch_vectors`)."""
     in_scope = [m for m in memories if m.lifecycle_state in IN_SCOPE_STATES]
     return fetch_vectors(store, in_scope, semantic, store_new=False)[0]
 
 
-def _read_deep(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> StoreRead:
+def _read_deep(store: Store, identity: Identity, semantic: Semantic | None) -> StoreRead:
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
         observed = _read(store, identity, deep=True, semantic=semantic)

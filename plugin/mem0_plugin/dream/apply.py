@@ -41,8 +41,8 @@ from filelock import FileLock
 from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError, StoreError
 from ..identity import Identity
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory, takes_part
-from ..store import SqliteStore
-from ..store.sqlite_store import Writer
+from ..store import Store
+from ..store.base import Writer
 from .judging import answered
 from .plan import (
     Candidate,
@@ -126,7 +126,7 @@ def _as_planned(get: Callable[[str, str], Memory | None], plan: Plan, ids: tuple
     return found
 
 
-def check_answers(store: SqliteStore, plan: Plan) -> None:
+def check_answers(store: Store, plan: Plan) -> None:
     """Refuse, before anything is written, a judge's answer about memories that are not as the
     plan showed them: gone, changed (fingerprints), protected, or with another text than the
     candidate's (docs/dream.md, "Candidates"). One `PlanError` line names the candidate."""
@@ -137,7 +137,7 @@ def check_answers(store: SqliteStore, plan: Plan) -> None:
             raise PlanError(f"plan: candidates[{index}]{problem}")
 
 
-def answer_problem(store: SqliteStore, plan: Plan, candidate: Candidate) -> str | None:
+def answer_problem(store: Store, plan: Plan, candidate: Candidate) -> str | None:
     """Why an answered candidate cannot be applied as the store is now (`check_answers`; a
     language model's answers in `--auto` too: docs/judges.md), as the end of a line after the
     candidate's name; None when it can (or when it asks for nothing)."""
@@ -265,7 +265,7 @@ NO_CRASH = CrashPoint()
 class _Run:
     """What every batch of one run needs: where to write, what to apply, what is already journaled."""
 
-    store: SqliteStore
+    store: Store
     plan: Plan
     identity: Identity
     run_id: str
@@ -340,7 +340,7 @@ def _label(step: Step) -> str:
 
 
 def apply_plan(
-    store: SqliteStore,
+    store: Store,
     identity: Identity,
     plan: Plan,
     resolutions: Mapping[str, str],
@@ -382,7 +382,7 @@ def apply_plan(
     return outcome
 
 
-def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, ApplyOutcome]]:
+def recover(store: Store, identity: Identity) -> Iterator[tuple[str, ApplyOutcome]]:
     """Complete every run of this scope that was interrupted while applying.
 
     Waits for a run another process is applying right now (see the module docstring):
@@ -400,7 +400,7 @@ def recover(store: SqliteStore, identity: Identity) -> Iterator[tuple[str, Apply
 
 
 @contextmanager
-def apply_lock(store: SqliteStore, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
+def apply_lock(store: Store, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
     """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too).
     A store with a lock of its own holds that one: PostgreSQL's advisory lock of the scope
     (user, project), docs/stores.md."""

@@ -14,7 +14,7 @@ from ..identity import Identity
 from ..judges.left_alone import remember, settled_keys
 from ..judges.settings import JudgeSettings
 from ..relation.pair_file import memo_path, read_memo, write_memo
-from ..store import SqliteStore
+from ..store import Store
 from .apply import ApplyOutcome, answer_problem, apply_plan
 from .asking import Judge, candidate_key, judge_plan
 from .judging import answered_plan
@@ -42,7 +42,7 @@ class AutoRun:
 
 
 def run(
-    store: SqliteStore, identity: Identity, now: datetime, semantic: Semantic | None, judge: ModelJudge | None
+    store: Store, identity: Identity, now: datetime, semantic: Semantic | None, judge: ModelJudge | None
 ) -> AutoRun:
     """The run. Without a judge no synthesis group is looked for: no pattern could be written."""
     pairs = read_memo(memo_path(identity))
@@ -68,7 +68,7 @@ def run(
     return AutoRun(plan, outcome)
 
 
-def judged_plan(store: SqliteStore, identity: Identity, prepared: Prepared, judge: ModelJudge, now: datetime) -> Plan:
+def judged_plan(store: Store, identity: Identity, prepared: Prepared, judge: ModelJudge, now: datetime) -> Plan:
     """The plan with the model's answers as actions; what it leaves alone is remembered so the
     next nights do not ask again (docs/judges.md, "Left alone")."""
     plan = prepared.plan

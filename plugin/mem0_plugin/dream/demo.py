@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..identity import Identity, default_store_url
 from ..records import Memory, new_memory_id
-from ..store import SqliteStore, open_store
+from ..store import Store, open_store
 from ..timeutil import format_timestamp
 
 DEMO_USER = "demo-user"
@@ -46,7 +46,7 @@ def sample_memories(data: dict, now: datetime) -> list[Memory]:
 
 
 @contextmanager
-def demo_store(now: datetime) -> Iterator[tuple[Identity, SqliteStore]]:
+def demo_store(now: datetime) -> Iterator[tuple[Identity, Store]]:
     """A store in a temporary directory, removed afterwards; never the user's own."""
     data = sample()
     with tempfile.TemporaryDirectory(prefix="mem0-dream-demo-") as tmp:

@@ -27,7 +27,7 @@ from ..language.stored_features import decode, encode, is_valid_for
 from ..mem0_config import load_retention_policies
 from ..records import Memory, takes_part
 from ..relation.pair_memo import PairMemo
-from ..store import ReadMode, SqliteStore
+from ..store import ReadMode, Store
 from ..store.rows import text_hash
 from .analysis import analyse, collector_paused, eligible
 from .parallel import on_two_processes, worth_it
@@ -75,12 +75,12 @@ class Prepared:
     new_vectors: int = 0  # vectors embedded for this plan (stored when the caller allowed it)
 
 
-def step2_fetch(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> list[Memory]:
+def step2_fetch(store: Store, identity: Identity, progress: Progress | None = None) -> list[Memory]:
     """Every memory of the user and project, page by page (200) until `next` is null."""
     return fetch_with_features(store, identity, progress).memories
 
 
-def fetch_with_features(store: SqliteStore, identity: Identity, progress: Progress | None = None) -> Fetched:
+def fetch_with_features(store: Store, identity: Identity, progress: Progress | None = None) -> Fetched:
     """Step 2 (`step2_fetch`), with the stored features of each text valid for it."""
     memories: dict[str, Memory] = {}
     stored: dict[str, str] = {}  # memory id -> its features column
@@ -160,7 +160,7 @@ def step3_analyse(
 
 
 def fetch_vectors(
-    store: SqliteStore,
+    store: Store,
     memories: list[Memory],
     semantic: Semantic | None,
     *,
@@ -187,7 +187,7 @@ def fetch_vectors(
     return vectors, len(missing)
 
 
-def stored_vectors(store: SqliteStore, memories: list[Memory], semantic: Semantic | None) -> dict:
+def stored_vectors(store: Store, memories: list[Memory], semantic: Semantic | None) -> dict:
     """The stored vectors of the memories that take part, for the texts read ({} without a model)."""
     if semantic is None or semantic.model_id is None or not memories:
         return {}
@@ -196,7 +196,7 @@ def stored_vectors(store: SqliteStore, memories: list[Memory], semantic: Semanti
     return store.vectors_of(memories[0].user_id, semantic.model_id, [m.id for m in taking_part], hashes)
 
 
-def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | None, ids: list[str]) -> int:
+def embed_written(store: Store, identity: Identity, semantic: Semantic | None, ids: list[str]) -> int:
     """After a run: store the vector of each memory it wrote (`ApplyOutcome.written`: a merge's
     text, a pattern), reused from another memory with the same text where there is one (a
     merge's draft is one of its sources' texts), embedded otherwise, so the next run and the
@@ -210,7 +210,7 @@ def embed_written(store: SqliteStore, identity: Identity, semantic: Semantic | N
 EARLY_LOAD_LOOK = 1000  # the newest memories looked at before loading the model early
 
 
-def load_model_if_needed(store: SqliteStore, identity: Identity, semantic: Semantic | None) -> None:
+def load_model_if_needed(store: Store, identity: Identity, semantic: Semantic | None) -> None:
     """When one of the project's newest memories (`EARLY_LOAD_LOOK`: what was written since the
     last run) lacks a vector that no other memory's vector can stand in for, start loading the
     model now, so that it loads while the memories are read (`Semantic.load_soon`); otherwise
@@ -228,7 +228,7 @@ def load_model_if_needed(store: SqliteStore, identity: Identity, semantic: Seman
         semantic.load_soon()
 
 
-def _must_embed(store: SqliteStore, user_id: str, model: str, texts: list[str]) -> bool:
+def _must_embed(store: Store, user_id: str, model: str, texts: list[str]) -> bool:
     """Whether one of `texts` (of memories lacking a vector) will be embedded: not the reminder
     `--auto` leaves (it takes part in nothing), nor a text another memory has a vector for (a
     merge's draft is one of its sources' texts; `Semantic.vectors_for` reuses that vector). A
@@ -238,7 +238,7 @@ def _must_embed(store: SqliteStore, user_id: str, model: str, texts: list[str]) 
 
 
 def make_plan(
-    store: SqliteStore,
+    store: Store,
     identity: Identity,
     now: datetime,
     progress: Progress | None = None,
@@ -251,7 +251,7 @@ def make_plan(
 
 
 def prepare_plan(
-    store: SqliteStore,
+    store: Store,
     identity: Identity,
     now: datetime,
     progress: Progress | None = None,
@@ -298,7 +298,7 @@ def prepare_plan(
     return Prepared(plan, fetched, features, embedded)
 
 
-def store_new_features(store: SqliteStore, prepared: Prepared) -> int:
+def store_new_features(store: Store, prepared: Prepared) -> int:
     """Store the features analysis read of texts that had no valid stored ones (one short
     transaction; a cache, not a change of any memory). Returns how many rows took one."""
     values = []

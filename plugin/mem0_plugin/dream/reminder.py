@@ -18,7 +18,7 @@ import uuid
 
 from ..identity import Identity
 from ..records import REMINDER_SOURCE, SUPERSEDED, Memory
-from ..store.sqlite_store import Writer
+from ..store.base import Writer
 from .report import reminder_count, reminder_text
 
 REMINDER_TYPE = "task_learning"

@@ -29,9 +29,9 @@ from dataclasses import dataclass, fields, replace
 from ..errors import InvalidInputError
 from ..identity import Identity
 from ..records import Memory, memory_of_record
-from ..store import HistoryEntry, SqliteStore
+from ..store import HistoryEntry, Store
+from ..store.base import Writer
 from ..store.journal import DreamRun
-from ..store.sqlite_store import Writer
 from .apply import ACTOR, apply_lock
 from .plan_file import plan_from_json
 from .reminder import remind, reminded
@@ -95,7 +95,7 @@ def check_undoable(run: DreamRun) -> None:
         raise InvalidInputError(f"dream run {run.run_id} is not finished; run mem0-dream to complete it first")
 
 
-def plan_undo(store: SqliteStore, run: DreamRun) -> UndoPlan:
+def plan_undo(store: Store, run: DreamRun) -> UndoPlan:
     """Every write the undo of `run` needs, and every memory it must leave alone (reads only)."""
     check_undoable(run)
     touched = _touched(store.run_history(run.user_id, run.run_id))
@@ -170,7 +170,7 @@ def _write(writer: Writer, reversal: Reversal) -> None:
         writer.change(current, EVENT, ACTOR, **old)
 
 
-def apply_undo(store: SqliteStore, identity: Identity, run_id: str) -> UndoPlan:
+def apply_undo(store: Store, identity: Identity, run_id: str) -> UndoPlan:
     """Undo the run in one transaction, computing it again inside; returns what was done.
     Nothing to reverse: nothing is written and the run is not marked."""
     with apply_lock(store, (identity.user_id, identity.project_id)):
@@ -190,7 +190,7 @@ def apply_undo(store: SqliteStore, identity: Identity, run_id: str) -> UndoPlan:
     return plan
 
 
-def conflicts_brought_back(store: SqliteStore, plan: UndoPlan) -> int:
+def conflicts_brought_back(store: Store, plan: UndoPlan) -> int:
     """How many conflicts the run settled the undo unsettles: each loser it makes active again."""
     plan_json, resolutions_json = store.journal_plan(plan.run.run_id)
     run_plan, resolutions = plan_from_json(plan_json), json.loads(resolutions_json)

@@ -20,7 +20,7 @@ from .. import operations
 from ..records import Memory
 
 if TYPE_CHECKING:
-    from ..store.sqlite_store import Writer
+    from ..store.base import Writer
 
 BOOTSTRAP_SOURCE = "mem0-bootstrap"
 FILES = ("CLAUDE.md", "AGENTS.md", ".cursorrules")

@@ -20,7 +20,7 @@ from . import summary
 from .transcript import Digest, digest, read_lines
 
 if TYPE_CHECKING:
-    from ..store.sqlite_store import Writer
+    from ..store.base import Writer
 
 CAPTURE_SOURCE = "mem0-capture"
 SESSION_STATE = "session_state"

@@ -29,7 +29,7 @@ from .settings import hook_settings
 
 if TYPE_CHECKING:
     from ..semantic import Semantic
-    from ..store import SqliteStore
+    from ..store import Store
 
 ACTOR = "mem0-hook"
 IDENTITY_SECONDS = 5.0  # a folder's identity (git asked) is reused this long
@@ -53,7 +53,7 @@ class Hooks:
         self.home = self.env.get("MEM0_HOME") or str(Path.home() / ".mem0")  # where the log goes
         self.background = background  # a long-lived process: embed new memories on a thread
         self._lock = threading.Lock()
-        self._stores: dict[str, SqliteStore] = {}
+        self._stores: dict[str, Store] = {}
         self._semantic: dict[Path, Semantic] = {}
         self._identities: dict[str, tuple[float, Identity]] = {}
         self._loading: dict[Path, Callable[[], Semantic]] = {}

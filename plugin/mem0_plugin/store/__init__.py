@@ -3,12 +3,13 @@ default), a PostgreSQL database (docs/stores.md) or a project on the Mem0 platfo
 (docs/hosted.md). `open_store` picks the backend from the store's URL."""
 
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url
-from .sqlite_store import HistoryEntry, Page, ReadMode, SqliteStore
+from .base import HistoryEntry, Page, ReadMode, Store, Writer
+from .sqlite_store import SqliteStore
 
-__all__ = ["HistoryEntry", "Page", "ReadMode", "SqliteStore", "open_store"]
+__all__ = ["HistoryEntry", "Page", "ReadMode", "SqliteStore", "Store", "Writer", "open_store"]
 
 
-def open_store(where: str | StoreLocation, *, readonly: bool = False) -> SqliteStore:
+def open_store(where: str | StoreLocation, *, readonly: bool = False) -> Store:
     """The store at `where` (a URL is explicit: `store_url`; docs/identity.md, "Store URLs"):
     an SQLite file, a PostgreSQL database (docs/stores.md) or a project on the Mem0 platform
     (``mem0://``, docs/hosted.md). An explicit SQLite store's directory must exist; the file

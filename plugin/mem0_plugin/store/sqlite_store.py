@@ -9,7 +9,6 @@ call on a worker thread): a lock keeps one thread's transaction from swallowing 
 
 from __future__ import annotations
 
-import enum
 import json
 import sqlite3
 import threading
@@ -25,10 +24,11 @@ from ..filters import TRUE, CompiledFilter
 from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
 from ..language.gloss import search_terms
 from ..private_files import create_private_file, private_folder
-from ..records import ACTIVE, MERGED, SUPERSEDED, Memory
+from ..records import ACTIVE, SUPERSEDED, Memory
 from ..store_url import sqlite_url
 from ..timeutil import format_timestamp, utc_now
 from . import search as lexical
+from .base import HistoryEntry, Page, ReadMode
 from .bm25 import Bm25Query, Statistics
 from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
 from .migrations import migrate, recount_statistics, reindex_terms
@@ -56,41 +56,6 @@ PURGED_TEXT = "[purged]"  # what `mem0-forget --purge` leaves where a forgotten 
 PURGE_EVENT = "PURGE"
 
 
-class ReadMode(enum.Enum):
-    """Which lifecycle states a read returns (docs/reads.md, "Lifecycle modes")."""
-
-    DEFAULT = (ACTIVE, SUPERSEDED)
-    LATEST_ONLY = (ACTIVE,)
-    INCLUDE_MERGED = (ACTIVE, SUPERSEDED, MERGED)
-
-    @classmethod
-    def from_flags(cls, latest_only: bool = False, include_merged: bool = False) -> ReadMode:
-        if latest_only and include_merged:
-            from ..errors import InvalidInputError
-
-            raise InvalidInputError("latest_only and include_merged cannot both be true")
-        if latest_only:
-            return cls.LATEST_ONLY
-        return cls.INCLUDE_MERGED if include_merged else cls.DEFAULT
-
-
-@dataclass(frozen=True)
-class Page:
-    count: int
-    page: int
-    page_size: int
-    results: tuple[Memory, ...]
-    features: tuple[str | None, ...] = ()  # with_features: each result's `features` column
-
-    @property
-    def next(self) -> int | None:
-        return self.page + 1 if self.page * self.page_size < self.count else None
-
-    @property
-    def previous(self) -> int | None:
-        return self.page - 1 if self.page > 1 else None
-
-
 @dataclass
 class _Pager:
     """What `SqliteStore.page` remembers of one read while the view is unchanged."""
@@ -104,17 +69,6 @@ class _Pager:
         if len(self.cursors) >= 16:
             self.cursors.pop(next(iter(self.cursors)))
         self.cursors[offset] = last
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    seq: int
-    memory_id: str
-    event: str
-    actor: str
-    at: str
-    before: dict | None
-    after: dict | None
 
 
 def _is_locked(exc: sqlite3.OperationalError) -> bool:

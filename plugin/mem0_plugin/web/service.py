@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from .. import operations
 from ..errors import NotFoundError
 from ..identity import Identity
-from ..store import SqliteStore, open_store
+from ..store import Store, open_store
 from . import access
 from .config import ApiKey, ServerSection
 
@@ -24,12 +24,12 @@ ACTOR = "http"
 class Service:
     identity: Identity  # home and store; user and project are the request's
     config: ServerSection
-    _store: SqliteStore | None = None
+    _store: Store | None = None
     _semantic: Semantic | None = None
     _opening: threading.Lock = field(default_factory=threading.Lock)
 
     @property
-    def store(self) -> SqliteStore:
+    def store(self) -> Store:
         with self._opening:
             if self._store is None:
                 self._store = open_store(self.identity.store_location)
