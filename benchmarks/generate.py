@@ -359,7 +359,7 @@ def data_path(n: int, seed: int = DEFAULT_SEED, suffix: str = ".sqlite3") -> Pat
     """The cached file; a store's name carries the schema version, so a store written by an
     older schema (without, say, dream's stored readings) is never measured as a new one."""
     if suffix == ".sqlite3":
-        from mem0_plugin.store.migrations import MIGRATIONS
+        from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 
         suffix = f"-schema{len(MIGRATIONS)}{suffix}"
     return DATA / f"mem-{n}-s{seed}{suffix}"

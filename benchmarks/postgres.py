@@ -82,8 +82,8 @@ def bulk_load(url: str, source: Path) -> None:
     in one transaction, the triggers off; what they keep (counts, word postings) is computed once
     at the end, as the migrations compute it."""
     import psycopg
-    from mem0_plugin.store.postgres_migrations import TERMS_BACKFILL, VECTOR_COUNTS_BACKFILL
-    from mem0_plugin.store.postgres_store import PostgresStore
+    from mem0_plugin.store.postgres.migrations import TERMS_BACKFILL, VECTOR_COUNTS_BACKFILL
+    from mem0_plugin.store.postgres.store import PostgresStore
 
     PostgresStore(url).close()  # the store's own schema: its migrations
     src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)

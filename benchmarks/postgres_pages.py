@@ -50,8 +50,8 @@ def build_sqlite(n: int, seed: int) -> Path:
     an hour."""
     from mem0_plugin.records import memory_from_record
     from mem0_plugin.store import SqliteStore
-    from mem0_plugin.store.migrations import MIGRATIONS
     from mem0_plugin.store.rows import memory_to_row
+    from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 
     path = gen.DATA / f"pages-{n}-s{seed}-schema{len(MIGRATIONS)}.sqlite3"
     if path.exists():
@@ -79,7 +79,7 @@ def build_sqlite(n: int, seed: int) -> Path:
 
 
 def database_name(n: int, seed: int) -> str:
-    from mem0_plugin.store.postgres_migrations import MIGRATIONS
+    from mem0_plugin.store.postgres.migrations import MIGRATIONS
 
     return f"mem0_pages_{n}_s{seed}_schema{len(MIGRATIONS)}"
 
@@ -90,7 +90,7 @@ def load(url: str, sqlite_path: Path) -> None:
     counts are made after it in one statement: a million trigger calls that each update the
     same `memory_counts` row in one transaction slow down with every row version they leave."""
     import psycopg
-    from mem0_plugin.store.postgres_store import PostgresStore
+    from mem0_plugin.store.postgres.store import PostgresStore
 
     PostgresStore(url).close()  # the schema
     source = sqlite3.connect(f"{sqlite_path.resolve().as_uri()}?mode=ro", uri=True)
@@ -185,7 +185,7 @@ def measure(url: str, numbers: dict[str, list[int]], repeat: int, writes: int) -
 
 def explain(url: str, numbers: dict[str, list[int]]) -> None:
     import psycopg
-    from mem0_plugin.store import postgres_store
+    from mem0_plugin.store.postgres import store as postgres_store
 
     c = caller(url)
     store = c.store

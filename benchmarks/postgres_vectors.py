@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
 from mem0_plugin.records import Memory  # noqa: E402
-from mem0_plugin.store.postgres_store import PostgresStore  # noqa: E402
-from mem0_plugin.store.postgres_vectors import VectorPath, backfill  # noqa: E402
+from mem0_plugin.store.postgres.store import PostgresStore  # noqa: E402
+from mem0_plugin.store.postgres.vectors import VectorPath, backfill  # noqa: E402
 
 MODEL, DIMS, USER, APP = "bench-model", 384, "alice", "acme"
 WORDS = "deploy billing service api postgres redis cache queue worker token retry webhook".split()

@@ -160,7 +160,7 @@ class PostgresServer:
 
     def make_template(self) -> None:
         """A database with the schema migrated, for `fresh_database` to copy."""
-        from mem0_plugin.store.postgres_store import PostgresStore
+        from mem0_plugin.store.postgres.store import PostgresStore
 
         self._admin(f"DROP DATABASE IF EXISTS {TEMPLATE}", f"CREATE DATABASE {TEMPLATE}")
         PostgresStore(self.url(TEMPLATE)).close()

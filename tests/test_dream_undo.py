@@ -38,7 +38,7 @@ from dream_support import (
     write_jsonl,
 )
 from mem0_plugin.store import open_store
-from mem0_plugin.store.migrations import MIGRATIONS
+from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 
 NO_CONFLICTS = [r for r in BASE if r["id"] in (PG_OLD, PG_NEW, SESSION, RUFF)]  # one merge, one prune
 SESSION2 = uid(9)  # a second retention prune, younger than SESSION (so pruned after it)

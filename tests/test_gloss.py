@@ -15,7 +15,7 @@ from mem0_plugin.identity import Identity
 from mem0_plugin.language import gloss, stems
 from mem0_plugin.language.text import has_unspaced, significant_words
 from mem0_plugin.store import SqliteStore, open_store
-from mem0_plugin.store.migrations import MIGRATIONS
+from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 
 SMALL = gloss.read_glossary(
     {

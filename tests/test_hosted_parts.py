@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from mem0_plugin.errors import ConfigError, StoreError
 from mem0_plugin.records import Memory
-from mem0_plugin.store.platform_records import (
+from mem0_plugin.store.hosted.records import (
     LIFECYCLE_KEY,
     add_arguments,
     added_id,
@@ -20,7 +20,7 @@ from mem0_plugin.store.platform_records import (
     platform_metadata,
     same_content,
 )
-from mem0_plugin.store.retry import RetryPolicy
+from mem0_plugin.store.sqlite.retry import RetryPolicy
 from mem0_plugin.store_url import HostedAddress, parse_store_url
 
 NOW = "2026-12-01T00:00:00+00:00"
@@ -255,7 +255,7 @@ def flaky_server():
 
 
 def platform(base: str, waits: list[float], **options):
-    from mem0_plugin.store.platform_client import Platform
+    from mem0_plugin.store.hosted.client import Platform
 
     return Platform(HostedAddress(base), "m0-test-key", sleep=waits.append, **options)
 
@@ -307,7 +307,7 @@ def test_a_refused_key_and_an_unreachable_host_are_clear(flaky_server, monkeypat
     with pytest.raises(StoreError, match="cannot reach the Mem0 platform"):
         platform("http://127.0.0.1:9", [], policy=RetryPolicy(attempts=2))
     monkeypatch.delenv("MEM0_API_KEY", raising=False)
-    from mem0_plugin.store.platform_client import Platform
+    from mem0_plugin.store.hosted.client import Platform
 
     with pytest.raises(ConfigError, match="MEM0_API_KEY"):
         Platform(HostedAddress("http://127.0.0.1:9"))

@@ -33,7 +33,7 @@ from dream_support import (
 from mem0_plugin.errors import StaleWriteError
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.store import open_store
-from mem0_plugin.store.platform_records import LIFECYCLE_KEY
+from mem0_plugin.store.hosted.records import LIFECYCLE_KEY
 from server_fixture import running_server
 
 KEY = "m0-hosted-test-key"
@@ -232,8 +232,8 @@ def test_the_mcp_server_works_on_the_platform(hosted):
 def test_the_mirror_follows_the_platform_page_by_page(hosted):
     """Reads page through the platform until `next` is null (3 memories a page here), and a
     long-running process reads it again once REFRESH_SECONDS have passed (a clock of the test)."""
-    from mem0_plugin.store.hosted_store import HostedStore
-    from mem0_plugin.store.platform_client import Platform
+    from mem0_plugin.store.hosted.client import Platform
+    from mem0_plugin.store.hosted.store import HostedStore
 
     identity = resolve_identity()
     location = identity.store_location

@@ -96,7 +96,7 @@ def test_the_import_graph_is_read():
     found = set(edges())
     assert (("store", "rows"), ("language", "stored_features")) in found  # relative, two levels
     assert (("cli", "health_cli"), ("health_probes",)) in found  # `from .. import health_probes as probes`
-    assert (("store", "sqlite_store"), ("store", "search")) in found  # `from . import search as lexical`
+    assert (("store", "sqlite", "store"), ("store", "search")) in found  # `from . import search as lexical`
     assert (("dream", "pipeline"), ("semantic",)) in found  # under TYPE_CHECKING
     assert len(found) > 150
 

@@ -21,8 +21,8 @@ from mem0_plugin import operations
 from mem0_plugin.errors import StoreError, WriteConflictError
 from mem0_plugin.identity import resolve_identity
 from mem0_plugin.records import Memory
-from mem0_plugin.store.postgres_retry import WriteRetry, run_with_retries
-from mem0_plugin.store.postgres_store import WRITE_LOCK, PostgresStore
+from mem0_plugin.store.postgres.retry import WriteRetry, run_with_retries
+from mem0_plugin.store.postgres.store import WRITE_LOCK, PostgresStore
 
 STAMP = "2026-01-01T00:00:00+00:00"
 

@@ -9,7 +9,7 @@ import psycopg
 from mem0_plugin import operations
 from mem0_plugin.identity import Identity
 from mem0_plugin.store import open_store
-from mem0_plugin.store import postgres_migrations as migrations
+from mem0_plugin.store.postgres import migrations as migrations
 
 TEXTS = [
     "The billing service uses PostgreSQL 15 in production",

@@ -233,7 +233,7 @@ def test_the_apply_lock_is_one_per_project_across_processes(postgres_url):
     """Another process's apply of the same project waits; another project's does not."""
     import threading
 
-    from mem0_plugin.store.postgres_store import apply_lock_key
+    from mem0_plugin.store.postgres.store import apply_lock_key
 
     with open_store(postgres_url) as store, store.apply_lock(("alice", "acme-api")):
         with psycopg.connect(postgres_url, autocommit=True) as other:

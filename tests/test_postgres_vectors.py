@@ -21,8 +21,8 @@ import pytest
 from mem0_plugin.filters import compile_filters
 from mem0_plugin.records import Memory
 from mem0_plugin.store import ReadMode
-from mem0_plugin.store.postgres_store import PostgresStore
-from mem0_plugin.store.postgres_vectors import NOT_INSTALLED, VectorPath
+from mem0_plugin.store.postgres.store import PostgresStore
+from mem0_plugin.store.postgres.vectors import NOT_INSTALLED, VectorPath
 from mem0_plugin.store.vectors import decode_matrix
 from psycopg.conninfo import make_conninfo
 

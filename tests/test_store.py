@@ -18,7 +18,7 @@ from mem0_plugin.identity import Identity
 from mem0_plugin.operations import Caller
 from mem0_plugin.records import MERGED, SUPERSEDED
 from mem0_plugin.store import SqliteStore, open_store
-from mem0_plugin.store.migrations import MIGRATIONS
+from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 from mem0_plugin.timeutil import parse_timestamp
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)

@@ -23,7 +23,7 @@ from mem0_plugin.language.features import text_features
 from mem0_plugin.language.stored_features import FEATURES_VERSION, decode_for, encode, encode_for
 from mem0_plugin.records import Memory
 from mem0_plugin.store import SqliteStore
-from mem0_plugin.store.migrations import MIGRATIONS
+from mem0_plugin.store.sqlite.migrations import MIGRATIONS
 
 NOW = "2026-12-01T00:00:00+00:00"
 EARLIER = "2026-11-20T10:00:00+00:00"

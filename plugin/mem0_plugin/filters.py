@@ -53,7 +53,7 @@ class CompiledFilter:
     sql: str
     params: tuple[Any, ...]
     names_app_id: bool
-    # what was compiled, for a store of another SQL dialect to compile again (`store.postgres_filters`)
+    # what was compiled, for a store of another SQL dialect to compile again (`store.postgres.filters`)
     source: Mapping[str, Any] | None = field(default=None, compare=False)
     user_id: str = field(default="", compare=False)
 

@@ -4,7 +4,7 @@ default), a PostgreSQL database (docs/stores.md) or a project on the Mem0 platfo
 
 from ..store_url import POSTGRESQL, StoreLocation, check_directory, parse_store_url
 from .base import HistoryEntry, Page, ReadMode, Store, Writer
-from .sqlite_store import SqliteStore
+from .sqlite.store import SqliteStore
 
 __all__ = ["HistoryEntry", "Page", "ReadMode", "SqliteStore", "Store", "Writer", "open_store"]
 
@@ -16,11 +16,11 @@ def open_store(where: str | StoreLocation, *, readonly: bool = False) -> Store:
     is created on the first open (not read-only)."""
     location = parse_store_url(where) if isinstance(where, str) else where
     if location.hosted is not None:
-        from .hosted_store import open_hosted
+        from .hosted.store import open_hosted
 
         return open_hosted(location, readonly=readonly)
     if location.scheme == POSTGRESQL:
-        from .postgres_store import PostgresStore
+        from .postgres.store import PostgresStore
 
         return PostgresStore(location.url, readonly=readonly)
     check_directory(location)

@@ -20,12 +20,12 @@ from typing import Any
 
 import httpx
 
-from ..errors import ConfigError, NotFoundError, ScopeError, StoreError
-from ..mem0_factories import quiet_sdk
-from ..records import Memory
-from ..store_url import HostedAddress
-from .platform_records import add_arguments, added_id
-from .retry import RetryingTransport, RetryPolicy
+from ...errors import ConfigError, NotFoundError, ScopeError, StoreError
+from ...mem0_factories import quiet_sdk
+from ...records import Memory
+from ...store_url import HostedAddress
+from ..sqlite.retry import RetryingTransport, RetryPolicy
+from .records import add_arguments, added_id
 
 API_KEY_ENV = "MEM0_API_KEY"
 DEFAULT_HOST = "https://api.mem0.ai"  # mem0ai's own default, named in messages

@@ -2,7 +2,7 @@
 
 `mem0_schema` records the last one applied. They run in one transaction under an advisory
 lock, so two processes opening a new database at once migrate it once. The schema holds
-the same tables and columns as the SQLite store's (`store.migrations`, all seven of its
+the same tables and columns as the SQLite store's (`store.sqlite.migrations`, all seven of its
 migrations at once), with PostgreSQL's own means: `tsvector` + GIN for full-text search,
 `bytea` vectors, PL/pgSQL triggers for the per-project counts.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..language.gloss import search_terms
-from ..language.text import terms_text
+from ...language.gloss import search_terms
+from ...language.text import terms_text
 
 MIGRATE_LOCK = 0x6D656D30_0001  # pg_advisory_xact_lock key while migrating
 

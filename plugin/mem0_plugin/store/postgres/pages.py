@@ -27,9 +27,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..filters import TRUE, CompiledFilter
-from .rows import SELECT_COLUMNS, row_to_memory
-from .sqlite_store import Page, ReadMode
+from ...filters import TRUE, CompiledFilter
+from ..rows import SELECT_COLUMNS, row_to_memory
+from ..sqlite.store import Page, ReadMode
 
 STEP = 500  # rows between two anchors: a page skips fewer than this
 SHALLOW = 2 * STEP  # a page starting before this row is read by OFFSET alone, nothing remembered

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..filters import TRUE, CompiledFilter, _Compiler, _scalar_value
+from ...filters import TRUE, CompiledFilter, _Compiler, _scalar_value
 
 # a metadata field as jsonb (NULL when missing, or when the metadata is not valid JSON)
 _FIELD = "(meta -> ?::text)"

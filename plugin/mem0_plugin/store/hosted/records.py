@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InvalidInputError
-from ..records import ACTIVE, LIFECYCLE_STATES, Memory
-from ..timeutil import normalize_timestamp, parse_timestamp
+from ...errors import InvalidInputError
+from ...records import ACTIVE, LIFECYCLE_STATES, Memory
+from ...timeutil import normalize_timestamp, parse_timestamp
 
 LIFECYCLE_KEY = "mem0_dream"
 DELETED = "deleted"  # pruned by dream: on the platform, out of every read (docs/hosted.md)

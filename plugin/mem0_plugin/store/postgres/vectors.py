@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .postgres_migrations import MIGRATE_LOCK
-from .ranking import Near
-from .rows import SELECT_COLUMNS, row_to_memory
+from ..ranking import Near
+from ..rows import SELECT_COLUMNS, row_to_memory
+from .migrations import MIGRATE_LOCK
 
 if TYPE_CHECKING:
     import numpy as np
@@ -144,7 +144,7 @@ def backfill(conn: Any) -> int:
     """Fill the `embedding` of rows that have none, a batch per transaction; rows a writer
     holds are skipped (`SKIP LOCKED`: no wait, no deadlock), left to the next open. Returns
     how many were filled."""
-    from .vectors import decode_matrix
+    from ..vectors import decode_matrix
 
     filled = 0
     while True:
@@ -173,7 +173,7 @@ def vector_text(vector: np.ndarray) -> str:
 def insert_vector(conn: Any, row: tuple[str, str, str, str, bytes]) -> None:
     """The `vectors` row (id, user_id, model, text_hash, float16 bytes) with its `embedding`
     (`Writer._insert_vector` on a pgvector store; `conn`: the transaction's psycopg connection)."""
-    from .vectors import decode_matrix
+    from ..vectors import decode_matrix
 
     conn.execute(
         f"INSERT INTO vectors (id, user_id, model, text_hash, vector, embedding) VALUES (%s, %s, %s, %s, %s, {EMBEDDING})",
@@ -183,7 +183,7 @@ def insert_vector(conn: Any, row: tuple[str, str, str, str, bytes]) -> None:
 
 def known_cosines(query: Query, user_id: str, model: str, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
     """The cosine with `vector` of each of `ids` that has a vector of `model`."""
-    from .vectors import decode_matrix
+    from ..vectors import decode_matrix
 
     if not ids:
         return {}
@@ -199,7 +199,7 @@ def nearest_in_scope(
 ) -> list[Near]:
     """The `wanted` memories in scope (`sql`) nearest to `vector`, with their cosines, text
     hashes and terms, nearest first: the server's exact scan picks the candidates, they are scored here."""
-    from .vectors import decode_matrix, similarities
+    from ..vectors import decode_matrix, similarities
 
     if wanted <= 0:
         return []

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..errors import WriteConflictError
+from ...errors import WriteConflictError
 
 T = TypeVar("T")
 

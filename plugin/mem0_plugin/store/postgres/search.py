@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import search
-from .bm25 import Bm25Query
+from .. import search
+from ..bm25 import Bm25Query
 
 # Candidates read from `memories` at first: a round trip to the server costs more than the
 # rows, so the first read takes what SQLite's first two would.

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from ..language.gloss import search_terms
-from ..language.text import has_unspaced, significant_words, terms_text
+from ...language.gloss import search_terms
+from ...language.text import has_unspaced, significant_words, terms_text
 
 Migration = str | Callable[[sqlite3.Connection], None]
 

@@ -19,27 +19,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import NotFoundError, StaleWriteError, StoreError
-from ..filters import TRUE, CompiledFilter
-from ..ids import CANDIDATE_LIMIT, pick, prefix_bounds
-from ..language.gloss import search_terms
-from ..private_files import create_private_file, private_folder
-from ..records import ACTIVE, SUPERSEDED, Memory
-from ..store_url import sqlite_url
-from ..timeutil import format_timestamp, utc_now
-from . import search as lexical
-from .base import HistoryEntry, Page, ReadMode
-from .bm25 import Bm25Query, Statistics
-from .journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
+from ...errors import NotFoundError, StaleWriteError, StoreError
+from ...filters import TRUE, CompiledFilter
+from ...ids import CANDIDATE_LIMIT, pick, prefix_bounds
+from ...language.gloss import search_terms
+from ...private_files import create_private_file, private_folder
+from ...records import ACTIVE, SUPERSEDED, Memory
+from ...store_url import sqlite_url
+from ...timeutil import format_timestamp, utc_now
+from .. import search as lexical
+from ..base import HistoryEntry, Page, ReadMode
+from ..bm25 import Bm25Query, Statistics
+from ..journal import RUN_COUNTS, SELECT_RUN_COLUMNS, DreamRun, run_of_row
+from ..ranking import Near, Scored, fused, lexical_floor
+from ..search import stored_score
 from .migrations import migrate, recount_statistics, reindex_terms
-from .ranking import Near, Scored, fused, lexical_floor
-from .search import stored_score
 
 if TYPE_CHECKING:  # numpy loads with the first vector read: a server that never searches never pays for it
     import numpy as np
 
-    from .vectors import VectorIndex
-from .rows import (
+    from ..vectors import VectorIndex
+from ..rows import (
     FROM_THE_TEXT,
     SELECT_COLUMNS,
     UNCHANGED_TEXT_COLUMNS,
@@ -538,7 +538,7 @@ class SqliteStore:
     ) -> list[Near]:
         """The `wanted` in-scope memories nearest to `query_vector`: the nearest of every vector,
         read through the scope's SQL, widening fourfold until enough are in scope."""
-        from .vectors import similarities, top_scores
+        from ..vectors import similarities, top_scores
 
         limit = 2 * wanted  # room for some out of scope (other projects, merged ...)
         scores = similarities(matrix, query_vector)  # once: widening only ranks more of them
@@ -657,7 +657,7 @@ class SqliteStore:
     # -- vectors (docs/embeddings.md) -------------------------------------------------
 
     def vector_index(self, user_id: str, model: str) -> VectorIndex:
-        from .vectors import VectorIndex
+        from ..vectors import VectorIndex
 
         key = (user_id, model)
         if key not in self._vector_indexes:
@@ -717,7 +717,7 @@ class SqliteStore:
         the text the caller read), for that text. Many ids (dream's fetch): one pass over the
         user's vectors — with `text_hashes`, no join of every vector with its memory (0.3 s
         instead of 1 s at 100,000); few: by primary key."""
-        from .vectors import stored_rows
+        from ..vectors import stored_rows
 
         join = (
             "FROM vectors v {hint} JOIN memories m INDEXED BY sqlite_autoindex_memories_1 "
@@ -748,7 +748,7 @@ class SqliteStore:
     def vectors_by_text(self, user_id: str, model: str, texts: list[str]) -> dict[str, np.ndarray]:
         """Vectors of `model` that another of the user's memories with the same text already has
         (a merge whose draft is one of its sources, a re-import): no need to embed those again."""
-        from .vectors import decode_matrix
+        from ..vectors import decode_matrix
 
         by_hash = {text_hash(text): text for text in texts}
         hashes = list(by_hash)
@@ -1073,7 +1073,7 @@ class Writer:
         """Store the vector of each (id, text, vector) made by `model`, replacing any other; a
         memory whose text changed meanwhile (or is gone) is left alone. A cache: no version bump,
         no history. Returns how many were stored."""
-        from .vectors import encode_vector
+        from ..vectors import encode_vector
 
         stored = 0
         for memory_id, text, vector in vectors:

@@ -32,15 +32,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, Mem0PluginError, StaleWriteError
-from ..private_files import private_folder
-from ..records import Memory
-from ..store_url import StoreLocation
-from ..timeutil import format_timestamp, utc_now
-from .platform_client import Platform
-from .platform_records import DELETED, lifecycle_of, memory_of_platform, platform_metadata, same_content
-from .rows import FROM_THE_TEXT
-from .sqlite_store import SqliteStore, Writer
+from ...errors import ConfigError, Mem0PluginError, StaleWriteError
+from ...private_files import private_folder
+from ...records import Memory
+from ...store_url import StoreLocation
+from ...timeutil import format_timestamp, utc_now
+from ..rows import FROM_THE_TEXT
+from ..sqlite.store import SqliteStore, Writer
+from .client import Platform
+from .records import DELETED, lifecycle_of, memory_of_platform, platform_metadata, same_content
 
 log = logging.getLogger(__name__)
 

@@ -5,21 +5,21 @@ its SQL is written once, with `?` marks, and `postgres_sql` turns it into Postgr
 (`%s` marks, `IS ?` as `IS NOT DISTINCT FROM`, no SQLite index hints). What differs is
 here: connections (a `psycopg_pool` pool, one connection per thread while it reads a
 snapshot or writes), full-text search (a `tsvector` column with a GIN index), the filter
-dialect (`store.postgres_filters`), and the locks:
+dialect (`store.postgres.filters`), and the locks:
 
 * every write transaction first takes one transaction-level advisory lock, so writers
   queue one after another as they do on SQLite (`BEGIN IMMEDIATE`): the same guarantees
   (an identical text stored once, conditional writes on the row version). A conflict the
   server still reports (with a session outside the store, or under a stricter isolation
   level set on the database) is a `WriteConflictError`, and `transact` runs the whole
-  transaction again (`store.postgres_retry`);
+  transaction again (`store.postgres.retry`);
 * dream's apply holds a session-level advisory lock for its whole duration
   (`apply_lock`), the lock the SQLite store keeps in a file beside it: one apply at a time
   per database, across every machine that uses it.
 
 A lost connection ends its transaction on the server: what it wrote is rolled back whole.
 Vectors are ranked by pgvector when the server has it, else in the process
-(`store.postgres_vectors`).
+(`store.postgres.vectors`).
 """
 
 from __future__ import annotations
@@ -32,19 +32,20 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from ..errors import StoreError, WriteConflictError
-from ..filters import CompiledFilter
-from ..store_url import display_url
-from . import postgres_migrations, postgres_search
-from . import search as lexical
-from .postgres_filters import postgres_filter
-from .postgres_migrations import migrate
-from .postgres_pages import DeepPages
-from .postgres_retry import RETRYABLE, WriteRetry, run_with_retries
-from .postgres_vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
-from .ranking import Near
-from .rows import SELECT_COLUMNS
-from .sqlite_store import ReadMode, SqliteStore, Writer
+from ...errors import StoreError, WriteConflictError
+from ...filters import CompiledFilter
+from ...store_url import display_url
+from .. import search as lexical
+from ..ranking import Near
+from ..rows import SELECT_COLUMNS
+from ..sqlite.store import ReadMode, SqliteStore, Writer
+from . import migrations as postgres_migrations
+from . import search as postgres_search
+from .filters import postgres_filter
+from .migrations import migrate
+from .pages import DeepPages
+from .retry import RETRYABLE, WriteRetry, run_with_retries
+from .vectors import OFF_ENV, VectorPath, detect, insert_vector, known_cosines, nearest_in_scope
 
 WRITE_LOCK = 0x6D656D30_0002  # pg_advisory_xact_lock key of every write transaction
 POOL_SIZE = 8
@@ -248,7 +249,7 @@ class PostgresStore(DeepPages, SqliteStore):
 
     def transact(self, work: Callable[[Writer], T], *, secure: bool = False) -> T:
         """`work(writer)` in one write transaction, run again from the start after a conflict
-        the server reports (`store.postgres_retry`): every attempt re-reads what it checks."""
+        the server reports (`store.postgres.retry`): every attempt re-reads what it checks."""
 
         def once() -> T:
             with self.write(secure=secure) as writer:
@@ -356,7 +357,7 @@ class PostgresStore(DeepPages, SqliteStore):
         wanted: int,
         known: Sequence[str] = (),
     ) -> tuple[dict[str, float], list[Near]]:
-        """With pgvector, the server finds the nearest (`store.postgres_vectors`) until this
+        """With pgvector, the server finds the nearest (`store.postgres.vectors`) until this
         process holds the user's vectors in memory, which a thread loads meanwhile
         (`warm_in_background`); then, or without pgvector, they are ranked here as on SQLite.
         Both give the same results: pgvector spares a new process the load (seconds for
@@ -388,7 +389,7 @@ class PostgresStore(DeepPages, SqliteStore):
 
     def _find_lexical(self, found: lexical.Found, sql: str, params: list, top_k: int) -> None:
         """Lexical search's candidates (docs/search.md): ranked from the word postings
-        (`store.postgres_search`), read best first in scope, scored as on SQLite. Exhaustive:
+        (`store.postgres.search`), read best first in scope, scored as on SQLite. Exhaustive:
         the top `top_k` by score, ties by `created_at` then `id`."""
         light = f"text_hash, terms, {SELECT_COLUMNS}"
 
