@@ -321,7 +321,7 @@ def test_killed_inside_a_merge_transaction_leaves_no_trace_of_it(scenario, tmp_p
     db = home / "memories.sqlite3"
     script = textwrap.dedent("""
         import os, sys
-        from mem0_plugin.store.sqlite.store import Writer
+        from mem0_plugin.store.sqlite.writer import Writer
         from mem0_plugin.cli import dream_cli
         original = Writer.change
         calls = []

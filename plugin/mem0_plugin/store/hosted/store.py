@@ -38,7 +38,8 @@ from ...records import Memory
 from ...store_url import StoreLocation
 from ...timeutil import format_timestamp, utc_now
 from ..rows import FROM_THE_TEXT
-from ..sqlite.store import SqliteStore, Writer
+from ..sqlite.store import SqliteStore
+from ..sqlite.writer import Writer
 from .client import Platform
 from .records import DELETED, lifecycle_of, memory_of_platform, platform_metadata, same_content
 

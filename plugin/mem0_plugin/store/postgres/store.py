@@ -38,7 +38,8 @@ from ...store_url import display_url
 from .. import search as lexical
 from ..ranking import Near
 from ..rows import SELECT_COLUMNS
-from ..sqlite.store import ReadMode, SqliteStore, Writer
+from ..sqlite.store import ReadMode, SqliteStore
+from ..sqlite.writer import Writer
 from . import migrations as postgres_migrations
 from . import search as postgres_search
 from .filters import postgres_filter
