@@ -36,9 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from filelock import FileLock
-
-from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError, StoreError
+from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError
 from ..identity import Identity
 from ..records import ACTIVE, MERGED, SUPERSEDED, Memory, takes_part
 from ..store import Store
@@ -401,25 +399,7 @@ def recover(store: Store, identity: Identity) -> Iterator[tuple[str, ApplyOutcom
 
 @contextmanager
 def apply_lock(store: Store, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
-    """Hold the store's apply lock (blocking) for the duration of the block (undo holds it too).
-    A store with a lock of its own holds that one: PostgreSQL's advisory lock of the scope
-    (user, project), docs/stores.md."""
-    own = getattr(store, "apply_lock", None)
-    if own is not None:
-        with own(scope):
-            yield
-        return
-    path = getattr(store, "path", None)
-    if path is None:  # a store without a local file has nothing to share with another process here
+    """Hold the store's apply lock of the scope (user, project) for the block (undo holds it too):
+    `Store.apply_lock` (a file beside an SQLite store, an advisory lock on PostgreSQL)."""
+    with store.apply_lock(scope):
         yield
-        return
-    lock_path = f"{path}.dream-apply.lock"
-    lock = FileLock(lock_path, mode=0o600)
-    try:
-        lock.acquire()
-    except OSError as exc:
-        raise StoreError(f"cannot open the apply lock {lock_path}: {exc.strerror or exc}") from None
-    try:
-        yield
-    finally:
-        lock.release()

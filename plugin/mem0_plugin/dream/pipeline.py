@@ -220,10 +220,7 @@ def load_model_if_needed(store: Store, identity: Identity, semantic: Semantic | 
     model then loading when it is needed."""
     if semantic is None or semantic.model_id is None:
         return
-    lacking = getattr(store, "without_vectors", None)  # (a store that keeps no vectors has none)
-    if lacking is None:
-        return
-    rows = lacking(identity.user_id, semantic.model_id, identity.project_id, newest=EARLY_LOAD_LOOK)
+    rows = store.without_vectors(identity.user_id, semantic.model_id, identity.project_id, newest=EARLY_LOAD_LOOK)
     if _must_embed(store, identity.user_id, semantic.model_id, [t for _, t in rows]):
         semantic.load_soon()
 

@@ -151,6 +151,8 @@ class Store(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
+    def apply_lock(self, scope: tuple[str, str | None] = ...) -> AbstractContextManager[None]: ...
+
     scheme: str
 
     has_lifecycle: bool

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from filelock import FileLock
+
 from ...errors import NotFoundError, StoreError
 from ...filters import TRUE, CompiledFilter
 from ...ids import pick
@@ -153,6 +155,21 @@ class SqliteStore:
                 return _retry_locked(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"store read failed: {exc}") from None
+
+    @contextmanager
+    def apply_lock(self, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
+        """Dream's apply lock (blocking), held for the block: one apply at a time on this file,
+        whatever the scope (docs/dream.md, "Step 5: confirm and apply"); a file beside the store."""
+        lock_path = f"{self.path}.dream-apply.lock"
+        lock = FileLock(lock_path, mode=0o600)
+        try:
+            lock.acquire()
+        except OSError as exc:
+            raise StoreError(f"cannot open the apply lock {lock_path}: {exc.strerror or exc}") from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     @contextmanager
     def write(self, *, secure: bool = False) -> Iterator[Writer]:
