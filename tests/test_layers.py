@@ -132,7 +132,7 @@ def test_dream_never_imports_the_cli_or_the_server():
     assert wrong == []
 
 
-MEMORY = frozenset({"operations", "write_path", "write_judge", "forget", "transfer"})
+MEMORY = frozenset({"operations", "write_path", "forget", "transfer"})
 
 
 def test_dream_never_imports_the_memory_commands_or_the_hooks():
@@ -140,6 +140,18 @@ def test_dream_never_imports_the_memory_commands_or_the_hooks():
         (source, target)
         for source, target in edges()
         if _layer(source) == "dream" and _layer(target) in MEMORY | {"hooks"}
+    ]
+    assert wrong == []
+
+
+def test_only_the_auto_run_of_dream_asks_the_judges_and_the_write_path_never_reaches_into_dream():
+    """The judges read dream's plan data; in dream only `auto` (which runs one) imports them. The
+    write path takes its rules from relation/ and records, its judge from judges/."""
+    wrong = [
+        (source, target)
+        for source, target in edges()
+        if (_layer(source) == "dream" and _layer(target) == "judges" and source != ("dream", "auto"))
+        or (source == ("write_path",) and _layer(target) == "dream")
     ]
     assert wrong == []
 

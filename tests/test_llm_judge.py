@@ -12,10 +12,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from dream_support import uid
 from judge_support import ScriptedJudge, Sleep
-from mem0_plugin.dream.answers import AnswerRefused, messages_for, read_answer
-from mem0_plugin.dream.asking import candidate_key, judge_plan
 from mem0_plugin.dream.judging import answered_plan
 from mem0_plugin.dream.plan import Candidate, Plan
+from mem0_plugin.judges.answers import AnswerRefused, messages_for, read_answer
+from mem0_plugin.judges.asking import candidate_key, judge_plan
 from mem0_plugin.judges.config import JudgeUnavailable, read_settings
 from mem0_plugin.judges.left_alone import REMEMBER_DAYS, remember, settled_keys
 from mem0_plugin.judges.llm_judge import LlmJudge

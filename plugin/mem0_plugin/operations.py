@@ -27,7 +27,7 @@ from .store import ReadMode, Store
 from .timeutil import format_timestamp, utc_now
 
 if TYPE_CHECKING:
-    from .dream.asking import JudgeSource
+    from .judges.asking import JudgeSource
     from .semantic import Semantic
     from .store.base import Writer
 

@@ -11,7 +11,7 @@ as the insert (conditional writes: an old memory that changed meanwhile is left 
   `dream.replaced_names.replaced_by_name`): the old becomes `superseded`.
 * A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
   unless a language model is configured as judge: then it is asked about the nearest pair
-  the rules left undecided (`write_judge`; docs/judges.md, "On the write path").
+  the rules left undecided (`judges.on_write`; docs/judges.md, "On the write path").
 
 Without an embedder only dream's lexical merge rule applies (`dream.merging.mergeable`):
 nothing is superseded on the write path then.
@@ -40,7 +40,7 @@ from .store import ReadMode, Store
 if TYPE_CHECKING:
     import numpy as np
 
-    from .dream.asking import JudgeSource
+    from .judges.asking import JudgeSource
     from .semantic import Semantic
     from .store.base import Writer
 
@@ -77,7 +77,7 @@ def compare(
     judge: JudgeSource | None = None,
 ) -> Comparison:
     """Read (outside any write) the candidates of `memory` and decide what it retires; when the
-    rules decide nothing and there is a `judge`, it is asked about the nearest (`write_judge`)."""
+    rules decide nothing and there is a `judge`, it is asked about the nearest (`judges.on_write`)."""
     vector, model = _vector(store, semantic, memory, background)
     if not takes_part(memory):  # one dream leaves alone (immutable, pinned, excluded) retires nothing either
         return Comparison([], vector, model)
@@ -90,7 +90,7 @@ def compare(
         if state is not None:
             retirements.append(Retirement(old, state, cosine))
     if judge is not None and not retirements and candidates:
-        from .write_judge import judged_state
+        from .judges.on_write import judged_state
 
         state = judged_state(judge, candidates[0], newer, _readings(), _read_texts())
         if state is not None:

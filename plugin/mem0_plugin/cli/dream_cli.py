@@ -18,7 +18,6 @@ from typing import NoReturn
 from ..dream import auto, report
 from ..dream.analysis import collector_paused
 from ..dream.apply import ApplyOutcome, apply_plan, check_answers, recover
-from ..dream.asking import tally_fields
 from ..dream.judging import answered_plan
 from ..dream.pipeline import make_plan
 from ..dream.plan import Plan, plan_to_json
@@ -26,6 +25,7 @@ from ..dream.plan_file import plan_from_json
 from ..errors import InvalidInputError, LockBusyError, NotFoundError, PlanError, ScopeError
 from ..identity import Identity
 from ..ids import pick
+from ..judges.asking import tally_fields
 from ..locks.auto_lock import auto_lock, lock_path_from_env
 from ..private_files import open_private
 from ..relation.pair_file import memo_path, read_memo, write_memo

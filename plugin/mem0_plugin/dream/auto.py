@@ -11,12 +11,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from ..identity import Identity
+from ..judges.asking import Judge, candidate_key, judge_plan
 from ..judges.left_alone import remember, settled_keys
 from ..judges.settings import JudgeSettings
 from ..relation.pair_file import memo_path, read_memo, write_memo
 from ..store import Store
 from .apply import ApplyOutcome, answer_problem, apply_plan
-from .asking import Judge, candidate_key, judge_plan
 from .judging import answered_plan
 from .pipeline import Prepared, embed_written, prepare_plan, store_new_features
 from .plan import Plan

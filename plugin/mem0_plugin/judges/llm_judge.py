@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..dream.answers import AnswerRefused, messages_for, read_answer
-from ..dream.asking import JudgeTally
 from ..dream.plan import Candidate
 from ..mem0_factories import first_line, mem0_factory
+from .answers import AnswerRefused, messages_for, read_answer
+from .asking import JudgeTally
 from .config import JudgeUnavailable, read_settings
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def build_llm(settings: JudgeSettings) -> Any:
 
 
 class LlmJudge:
-    """The `Judge` of `dream.asking`, backed by a language model."""
+    """The `Judge` of `judges.asking`, backed by a language model."""
 
     def __init__(
         self,

@@ -2,7 +2,7 @@
 nothing about the new memory and its nearest similar one, yet there is something to ask
 (`dream.meaning.open_question`), a configured language model is asked about that one pair,
 within its timeout. Its answer is read and checked as every judge's answer
-(`dream.answers.read_answer`), and then only what the write path can do without rewriting
+(`judges.answers.read_answer`), and then only what the write path can do without rewriting
 anyone's text is done:
 
 * **supersede** with the new memory as winner: the old one becomes `superseded`;
@@ -18,12 +18,12 @@ decided nothing.
 
 from __future__ import annotations
 
-from .dream.asking import JudgeSource
-from .dream.plan import Candidate
-from .language.analysed import AnalysedMemory, analysed
-from .language.reading import Readings, literal_values, reading_of
-from .records import MERGED, SUPERSEDED, Memory
-from .relation.meaning import open_question
+from ..dream.plan import Candidate
+from ..language.analysed import AnalysedMemory, analysed
+from ..language.reading import Readings, literal_values, reading_of
+from ..records import MERGED, SUPERSEDED, Memory
+from ..relation.meaning import open_question
+from .asking import JudgeSource
 
 
 def judged_state(

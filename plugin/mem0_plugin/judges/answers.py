@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .plan import DECISIONS, Candidate
+from ..dream.plan import DECISIONS, Candidate
 
 ANSWER_KEYS = ("decision", "merged_text", "winner", "text")
 IGNORED_KEYS = ("reason",)
@@ -71,7 +71,7 @@ def messages_for(candidate: Candidate, dates: Mapping[str, str] | None = None) -
 
 def _group_messages(candidate: Candidate, dates: Mapping[str, str]) -> list[dict[str, str]]:
     """A synthesis group: its observations numbered, oldest first, each with its date."""
-    from .synthesis import MAX_PATTERN_CHARS
+    from ..dream.synthesis import MAX_PATTERN_CHARS
 
     lines = [f"Type of memory: {candidate.type}", f"{len(candidate.ids)} observations, oldest first:"]
     for number, (memory_id, text) in enumerate(zip(candidate.ids, candidate.texts), start=1):
@@ -143,7 +143,7 @@ def _checked(candidate: Candidate, answer: dict[str, Any]) -> Candidate:
     """The answer through the same pydantic check as an agent's answer in a plan file."""
     from pydantic import ValidationError
 
-    from .plan_checks import CandidateItem, describe
+    from ..dream.plan_checks import CandidateItem, describe
 
     asked = {
         "ids": list(candidate.ids),

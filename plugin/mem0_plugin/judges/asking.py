@@ -26,8 +26,8 @@ from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from .judging import answered
-from .plan import Candidate, Plan
+from ..dream.judging import answered
+from ..dream.plan import Candidate, Plan
 
 MAX_NOTES = 100  # a long-lived process keeps only the latest
 
