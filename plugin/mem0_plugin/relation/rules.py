@@ -4,7 +4,7 @@ Each rule is a predicate that the pair reading calls by name: `where` lists the 
 called by ("package.module.name", as the calling module imports it) and `off` is what it answers when
 the rule is switched off: the answer that lets a pair through as if the rule were not written.
 `benchmarks/quality.py --ablation` switches each off in turn on both labelled sets and reports
-what it adds, what it costs and its share of the CPU; tests/test_dream_rules.py checks every
+what it adds, what it costs and its share of the CPU; tests/test_relation_rules.py checks every
 example both ways (what the plan makes of the pair alone with the rule on, and that the rule
 off changes it).
 
