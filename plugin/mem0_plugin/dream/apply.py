@@ -33,7 +33,6 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..errors import InvalidInputError, NotFoundError, PlanError, StaleWriteError
@@ -362,7 +361,7 @@ def apply_plan(
         json.dumps(dict(resolutions), sort_keys=True),
         mode,
     )
-    with apply_lock(store, (identity.user_id, identity.project_id)):
+    with store.apply_lock((identity.user_id, identity.project_id)):
         if steps:
             with store.write() as writer:
                 writer.journal_start(*journal)
@@ -385,7 +384,7 @@ def recover(store: Store, identity: Identity) -> Iterator[tuple[str, ApplyOutcom
 
     Waits for a run another process is applying right now (see the module docstring):
     that one is not interrupted, and finds nothing left open once it is done."""
-    with apply_lock(store, (identity.user_id, identity.project_id)):
+    with store.apply_lock((identity.user_id, identity.project_id)):
         for run_id, plan_json, resolutions_json in store.journal_open_runs(identity.user_id, identity.project_id):
             plan = plan_from_json(plan_json)
             resolutions = json.loads(resolutions_json)
@@ -395,11 +394,3 @@ def recover(store: Store, identity: Identity) -> Iterator[tuple[str, ApplyOutcom
             with store.write() as writer:
                 writer.journal_finish(run_id)
             yield run_id, outcome
-
-
-@contextmanager
-def apply_lock(store: Store, scope: tuple[str, str | None] = ("", None)) -> Iterator[None]:
-    """Hold the store's apply lock of the scope (user, project) for the block (undo holds it too):
-    `Store.apply_lock` (a file beside an SQLite store, an advisory lock on PostgreSQL)."""
-    with store.apply_lock(scope):
-        yield

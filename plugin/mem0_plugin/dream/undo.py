@@ -32,7 +32,7 @@ from ..records import Memory, memory_of_record
 from ..store import HistoryEntry, Store
 from ..store.base import Writer
 from ..store.journal import DreamRun
-from .apply import ACTOR, apply_lock
+from .apply import ACTOR
 from .plan_file import plan_from_json
 from .reminder import remind, reminded
 
@@ -173,7 +173,7 @@ def _write(writer: Writer, reversal: Reversal) -> None:
 def apply_undo(store: Store, identity: Identity, run_id: str) -> UndoPlan:
     """Undo the run in one transaction, computing it again inside; returns what was done.
     Nothing to reverse: nothing is written and the run is not marked."""
-    with apply_lock(store, (identity.user_id, identity.project_id)):
+    with store.apply_lock((identity.user_id, identity.project_id)):
         with store.write() as writer:
             plan = plan_undo(store, store.dream_run(identity.user_id, identity.project_id, run_id))
             if not plan.reversals:
