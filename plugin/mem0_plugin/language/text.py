@@ -11,7 +11,6 @@ alike (docs/search.md).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 
@@ -141,14 +140,6 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
         return 0.0
     inter = len(a & b)
     return inter / (len(a) + len(b) - inter)
-
-
-def overlap_score(query: frozenset[str], doc: frozenset[str]) -> float:
-    """Cosine of the two binary word vectors: 1.0 for identical sets, 0 with no shared word."""
-    if not query or not doc:
-        return 0.0
-    inter = len(query & doc)
-    return round(inter / math.sqrt(len(query) * len(doc)), 6) if inter else 0.0
 
 
 def terms_text(terms: Iterable[str]) -> str:

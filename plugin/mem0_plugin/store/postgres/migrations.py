@@ -353,8 +353,3 @@ def migrate(conn) -> None:
             else:
                 conn.execute(script)
             conn.execute("INSERT INTO mem0_schema (version) VALUES (%s)", (number,))
-
-
-def schema_version(conn) -> int:
-    row = conn.execute("SELECT max(version) FROM mem0_schema").fetchone()
-    return int(row[0] or 0)
