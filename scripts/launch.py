@@ -185,7 +185,8 @@ def read_json(path: Path) -> dict | None:
 
 def private_dir(path: Path) -> None:
     """Create `path` and each missing folder above it 0700, whatever the umask ($MEM0_HOME holds
-    the memories; an existing folder keeps its mode)."""
+    the memories; an existing folder keeps its mode). The launcher's own copy of
+    `mem0_plugin.private_files.private_folder`: it runs before the package is installed."""
     missing = []
     for folder in (path, *path.parents):
         if folder.exists():
