@@ -204,7 +204,7 @@ def explain(url: str, numbers: dict[str, list[int]]) -> None:
             for sql, params in logged:
                 print(f"-- {kind} page {numbers[kind][0]}: {sql[:160]}")
                 plan = conn.execute(
-                    "EXPLAIN (ANALYZE, BUFFERS) " + postgres_store.postgres_sql(sql),  # type: ignore[arg-type]
+                    "EXPLAIN (ANALYZE, BUFFERS) " + postgres_store.paramstyle(sql),  # type: ignore[arg-type]
                     params,
                 ).fetchall()
                 print("\n".join("   " + row[0] for row in plan))

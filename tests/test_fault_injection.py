@@ -321,9 +321,9 @@ def test_killed_inside_a_merge_transaction_leaves_no_trace_of_it(scenario, tmp_p
     db = home / "memories.sqlite3"
     script = textwrap.dedent("""
         import os, sys
-        from mem0_plugin.store.sqlite.writer import Writer
+        from mem0_plugin.store.sqlite.writer import SqliteWriter
         from mem0_plugin.cli import dream_cli
-        original = Writer.change
+        original = SqliteWriter.change
         calls = []
         def change(self, before, event, actor, **fields):
             after = original(self, before, event, actor, **fields)
@@ -331,7 +331,7 @@ def test_killed_inside_a_merge_transaction_leaves_no_trace_of_it(scenario, tmp_p
             if event == "MERGE" and len(calls) == 5:  # 3-way merge done, then 1 of the next merge's 2 sources
                 os._exit(137)
             return after
-        Writer.change = change
+        SqliteWriter.change = change
         sys.exit(dream_cli.main(sys.argv[1:]))
     """)
     env = {**os.environ, "MEM0_HOME": str(home), "MEM0_USER_ID": USER, "MEM0_PROJECT_ID": PROJECT}

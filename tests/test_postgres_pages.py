@@ -14,8 +14,8 @@ import pytest
 from mem0_plugin.filters import compile_filters
 from mem0_plugin.records import ACTIVE, MERGED, SUPERSEDED, memory_from_record
 from mem0_plugin.store import open_store
+from mem0_plugin.store.base import ReadMode
 from mem0_plugin.store.postgres.pages import SHALLOW, STEP
-from mem0_plugin.store.sqlite.store import ReadMode
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=timezone.utc)
 N = 2600  # in alice's project; pages of 100 from page SHALLOW / 100 + 1 on are anchored

@@ -75,6 +75,7 @@ def parse_filters(filters: object) -> Mapping[str, Any] | None:
 class _Compiler:
     TRUE_SQL = "1"
     FALSE_SQL = "0"
+    DIFFERS = "IS NOT"  # differs, NULL counting as a value
 
     def __init__(self, user_id: str):
         self.user_id = user_id
@@ -198,7 +199,7 @@ class _Compiler:
     def compare(self, column, op: str, value: object) -> str:
         expr = self.expr(column)
         self.params.append(value)
-        return f"({expr} IS NOT ?)" if op == "ne" else f"({expr} {_COMPARE[op]} ?)"
+        return f"({expr} {self.DIFFERS} ?)" if op == "ne" else f"({expr} {_COMPARE[op]} ?)"
 
     def contains(self, column, op: str, arg: object, name: str) -> str:
         if not isinstance(arg, str) or not arg:

@@ -32,6 +32,7 @@ from .identity import Identity
 from .locks import auto_lock as autolock
 from .records import Memory, new_memory_id
 from .store import SqliteStore, Store, open_store
+from .store.hosted.store import open_hosted
 from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url
 from .timeutil import format_timestamp, utc_now
 
@@ -174,7 +175,7 @@ def open_store_probe(
 
 def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[health.StoreProbe, Store | None]:
     try:
-        store = open_store(identity.store_location, readonly=readonly)
+        store = open_hosted(identity.store_location, readonly=readonly)
     except Mem0PluginError as exc:
         return health.StoreProbe(url, None, problem=health.HOSTED, error=str(exc)), None
     return health.StoreProbe(url, store.path), store
@@ -183,12 +184,13 @@ def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[he
 def _open_database(location: StoreLocation, *, readonly: bool) -> tuple[health.StoreProbe, Store | None]:
     """Open a PostgreSQL store (docs/stores.md): its URL is shown without its password."""
     shown = display_url(location.url)
+    from .store.postgres.store import PostgresStore  # psycopg is loaded only for a PostgreSQL store
+
     try:
-        store = open_store(location, readonly=readonly)
+        store = PostgresStore(location.url, readonly=readonly)
     except StoreError as exc:
         return health.StoreProbe(shown, None, problem=health.DATABASE, error=str(exc)), None
-    path = getattr(store, "vectors", None)  # `postgres_vectors.VectorPath`
-    return health.StoreProbe(shown, None, vectors=path.describe() if path is not None else ""), store
+    return health.StoreProbe(shown, None, vectors=store.vectors.describe()), store
 
 
 def open_readonly(location: StoreLocation) -> Store:
@@ -253,7 +255,7 @@ def write_probe(store: Store, identity: Identity) -> tuple[str | None, str]:
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return (health.HOSTED if store.scheme == "mem0" else diagnose(getattr(store, "path", None), str(exc))), str(exc)
+        return (health.HOSTED if store.scheme == "mem0" else diagnose(store.path if isinstance(store, SqliteStore) else None, str(exc))), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""

@@ -78,8 +78,8 @@ def _read_deep(store: Store, identity: Identity, semantic: Semantic | None) -> S
     """Read everything through the snapshot; read again if a writer changed the files meanwhile."""
     with store:
         observed = _read(store, identity, deep=True, semantic=semantic)
-        valid = not isinstance(store, probes.SnapshotStore) or store.still_valid()
-    if valid:
+        moved = isinstance(store, probes.SnapshotStore) and not store.still_valid()
+    if not moved or not isinstance(store, probes.SnapshotStore):
         return observed
     with SqliteStore(store.path, readonly=True) as again:
         return _read(again, identity, deep=True, semantic=semantic)

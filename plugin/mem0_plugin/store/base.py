@@ -9,7 +9,6 @@ import enum
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..filters import CompiledFilter
@@ -144,7 +143,6 @@ class Store(Protocol):
     """A store of memories: reads, searches, the journal of dream runs, and writes through `write`."""
 
     url: str  # the store's URL (docs/identity.md, "Store URLs")
-    path: Path  # its SQLite file (the mirror's, for a hosted store; the health checks read it)
     readonly: bool
 
     def __enter__(self) -> Store: ...

@@ -39,7 +39,7 @@ from ...store_url import StoreLocation
 from ...timeutil import format_timestamp, utc_now
 from ..rows import FROM_THE_TEXT
 from ..sqlite.store import SqliteStore
-from ..sqlite.writer import Writer
+from ..sqlite.writer import SqliteWriter
 from .client import Platform
 from .records import DELETED, lifecycle_of, memory_of_platform, platform_metadata, same_content
 
@@ -77,8 +77,8 @@ def _private_directory(folder: Path) -> None:
         raise ConfigError(f"cannot create the hosted store's cache directory {folder}: {exc.strerror}") from None
 
 
-class HostedWriter(Writer):
-    """`Writer` whose inserts, changes and deletes are made on the platform too (module docstring)."""
+class HostedWriter(SqliteWriter):
+    """The mirror's writer whose inserts, changes and deletes are made on the platform too (module docstring)."""
 
     def __init__(self, store: HostedStore):
         super().__init__(store._conn)
@@ -204,11 +204,11 @@ class HostedStore(SqliteStore):
         finally:
             self.platform.close()
 
-    def _new_writer(self) -> Writer:
-        return Writer(self._conn) if self._refreshing else HostedWriter(self)
+    def _new_writer(self) -> SqliteWriter:
+        return SqliteWriter(self._conn) if self._refreshing else HostedWriter(self)
 
     @contextmanager
-    def write(self, *, secure: bool = False) -> Iterator[Writer]:
+    def write(self, *, secure: bool = False) -> Iterator[SqliteWriter]:
         with super().write(secure=secure) as writer:
             try:
                 yield writer
@@ -249,7 +249,7 @@ class HostedStore(SqliteStore):
         return changed
 
 
-def _mirror(writer: Writer, local: dict[str, Memory], remote: dict[str, Memory]) -> int:
+def _mirror(writer: SqliteWriter, local: dict[str, Memory], remote: dict[str, Memory]) -> int:
     """Make the mirror's rows (`local`) say what the platform does (`remote`); SYNC history rows."""
     changed = 0
     for memory_id, memory in remote.items():

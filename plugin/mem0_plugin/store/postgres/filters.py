@@ -40,6 +40,7 @@ def _number(value: object) -> object:
 class _PostgresCompiler(_Compiler):
     TRUE_SQL = "TRUE"
     FALSE_SQL = "FALSE"
+    DIFFERS = "IS DISTINCT FROM"
 
     def operator(self, column, op: object, arg: object, name: str, convert) -> str:
         if convert is _scalar_value and not isinstance(column, tuple):

@@ -28,8 +28,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ...filters import TRUE, CompiledFilter
+from ..base import Page, ReadMode
 from ..rows import SELECT_COLUMNS, row_to_memory
-from ..sqlite.store import Page, ReadMode
 
 STEP = 500  # rows between two anchors: a page skips fewer than this
 SHALLOW = 2 * STEP  # a page starting before this row is read by OFFSET alone, nothing remembered
@@ -143,8 +143,8 @@ class AnchorCache:
 
 
 class DeepPages:
-    """`page` for `PostgresStore` (before `SqliteStore` in its bases): a page from row
-    `SHALLOW` on starts at a remembered anchor; the rest is `SqliteStore.page`."""
+    """`page` for `PostgresStore` (before `SqlReads` in its bases): a page from row
+    `SHALLOW` on starts at a remembered anchor; the rest is `SqlReads.page`."""
 
     _local: threading.local
 

@@ -1,11 +1,11 @@
 """`PostgresStore`: the store on a PostgreSQL database, for a team (docs/stores.md).
 
-The same interface and the same meaning as `SqliteStore`, whose reads and writes it reuses:
-its SQL is written once, with `?` marks, and `postgres_sql` turns it into PostgreSQL's
-(`%s` marks, `IS ?` as `IS NOT DISTINCT FROM`, no SQLite index hints). What differs is
-here: connections (a `psycopg_pool` pool, one connection per thread while it reads a
-snapshot or writes), full-text search (a `tsvector` column with a GIN index), the filter
-dialect (`store.postgres.filters`), and the locks:
+The same interface and the same meaning as `SqliteStore`: both read and write with the SQL
+stores' shared SQL (`store.sql`) in their own dialect (`dialect.POSTGRES`: `IS NOT DISTINCT
+FROM`, no index hints); psycopg takes `%s` marks where the shared SQL has `?` (`paramstyle`).
+What differs is here: connections (a `psycopg_pool` pool, one connection per thread while it
+reads a snapshot or writes), lexical candidates (word postings, `store.postgres.search`), the
+filter dialect (`store.postgres.filters`), and the locks:
 
 * every write transaction first takes one transaction-level advisory lock, so writers
   queue one after another as they do on SQLite (`BEGIN IMMEDIATE`): the same guarantees
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -36,10 +35,12 @@ from ...errors import StoreError, WriteConflictError
 from ...filters import CompiledFilter
 from ...store_url import display_url
 from .. import search as lexical
+from ..base import ReadMode
 from ..ranking import Near
 from ..rows import SELECT_COLUMNS
-from ..sqlite.store import ReadMode, SqliteStore
-from ..sqlite.writer import Writer
+from ..sql.dialect import POSTGRES
+from ..sql.reads import SqlReads
+from ..sql.writer import SqlWriter
 from . import migrations as postgres_migrations
 from . import search as postgres_search
 from .filters import postgres_filter
@@ -53,21 +54,14 @@ POOL_SIZE = 8
 T = TypeVar("T")
 LEXICAL_MARGIN = 16  # ranked candidates read beyond top_k: the SQL order and the score may tie apart
 
-_HINT = re.compile(r"\s+INDEXED BY \w+")
-_IS_NOT = re.compile(r"\bIS NOT \?")
-_IS = re.compile(r"\bIS \?")
-_WHERE_1 = re.compile(r"\bWHERE 1\b")
 _cache: dict[str, str] = {}
 
 
-def postgres_sql(sql: str) -> str:
-    """SQLite-flavoured SQL of the stores (`?` marks) as PostgreSQL runs it."""
+def paramstyle(sql: str) -> str:
+    """The shared SQL's `?` marks as psycopg's `%s` (a literal `%` doubled)."""
     done = _cache.get(sql)
     if done is None:
-        done = _HINT.sub("", sql).replace("%", "%%")
-        done = _IS_NOT.sub("IS DISTINCT FROM ?", done)
-        done = _IS.sub("IS NOT DISTINCT FROM ?", done)
-        done = _WHERE_1.sub("WHERE TRUE", done).replace("?", "%s")
+        done = sql.replace("%", "%%").replace("?", "%s")
         if len(_cache) < 4096:
             _cache[sql] = done
     return done
@@ -85,18 +79,18 @@ def _tsquery(terms: Iterable[str]) -> str:
 
 
 class _Connection:
-    """A psycopg connection that speaks the stores' SQL (`postgres_sql`), as `Writer` expects
-    of a connection: `execute`, `executemany`, `in_transaction`."""
+    """A psycopg connection that takes the shared SQL's `?` marks (`paramstyle`), as a writer
+    expects of a connection (`store.sql.writer.Connection`)."""
 
     def __init__(self, conn: Any):
         self.raw = conn
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.raw.execute(postgres_sql(sql), tuple(params))
+        return self.raw.execute(paramstyle(sql), tuple(params))
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
         cursor = self.raw.cursor()
-        cursor.executemany(postgres_sql(sql), [tuple(r) for r in rows])
+        cursor.executemany(paramstyle(sql), [tuple(r) for r in rows])
         return cursor
 
     @property
@@ -106,17 +100,19 @@ class _Connection:
         return self.raw.info.transaction_status != TransactionStatus.IDLE
 
 
-class PostgresWriter(Writer):
-    """`Writer` inside one `PostgresStore.write()` transaction: the few primitives whose SQL is
-    SQLite's own."""
+class PostgresWriter(SqlWriter):
+    """The write primitives (`store.sql.writer`) inside one `PostgresStore.write()`
+    transaction, with what PostgreSQL does its own way (the search index, pgvector)."""
 
+    dialect = POSTGRES
+    _conn: _Connection
     SOURCE_SQL = "mem0_text(meta -> 'source')"  # NULL for unreadable metadata, as on SQLite
     pgvector = False  # the store ranks by pgvector: each vector is also written as its `embedding`
 
     def reindex_search(self) -> int:
         """As on SQLite: the terms written again (the postings and statistics triggers follow),
         then the statistics counted again."""
-        raw = self._conn.raw  # type: ignore[attr-defined]
+        raw = self._conn.raw
         changed = postgres_migrations.reindex_terms(raw)
         postgres_migrations.recount_statistics(raw)
         return changed
@@ -124,16 +120,18 @@ class PostgresWriter(Writer):
     def _insert_vector(self, row: tuple[str, str, str, str, bytes], vector: Any) -> None:
         if not self.pgvector:
             return super()._insert_vector(row, vector)
-        insert_vector(self._conn.raw, row)  # type: ignore[attr-defined]
+        insert_vector(self._conn.raw, row)
 
     def optimize_search_index(self) -> None:
         """Nothing to merge: a GIN index drops a deleted row's entries at VACUUM (`scrub`)."""
 
 
-class PostgresStore(DeepPages, SqliteStore):
+class PostgresStore(DeepPages, SqlReads):
     """The store on a PostgreSQL database; `url` is a ``postgresql://`` URL (libpq's forms)."""
 
+    dialect = POSTGRES
     scheme = "postgresql"
+    has_lifecycle = True
     write_retry = WriteRetry()  # `transact`'s attempts after a conflict
     warm_in_background = True  # with pgvector: load the in-process ranking's vectors meanwhile (`_vector_side`)
 
@@ -216,7 +214,7 @@ class PostgresStore(DeepPages, SqliteStore):
         raise AssertionError("unreachable")
 
     @contextmanager
-    def write(self, *, secure: bool = False) -> Iterator[Writer]:
+    def write(self, *, secure: bool = False) -> Iterator[PostgresWriter]:
         """One transaction that holds the store's write lock; every change and its history row
         commit together. `secure` changes nothing here (`scrub` clears what a purge leaves)."""
         if self.readonly:
@@ -232,7 +230,7 @@ class PostgresStore(DeepPages, SqliteStore):
             self._views += 1
             try:
                 self._check_apply_lock()
-                writer = PostgresWriter(conn)  # type: ignore[arg-type]
+                writer = PostgresWriter(conn)
                 writer.pgvector = self.vectors.pgvector
                 yield writer
                 committing = True
@@ -248,7 +246,7 @@ class PostgresStore(DeepPages, SqliteStore):
             lost = raw is None or raw.broken or raw.closed
             raise _write_error(exc, committing=committing, lost=lost) from None
 
-    def transact(self, work: Callable[[Writer], T], *, secure: bool = False) -> T:
+    def transact(self, work: Callable[[PostgresWriter], T], *, secure: bool = False) -> T:
         """`work(writer)` in one write transaction, run again from the start after a conflict
         the server reports (`store.postgres.retry`): every attempt re-reads what it checks."""
 
@@ -346,6 +344,7 @@ class PostgresStore(DeepPages, SqliteStore):
     def _where(
         self, user_id: str, where: CompiledFilter, mode: ReadMode, app_id: str | None = None
     ) -> tuple[str, list]:
+        """The shared scope, with the filter compiled for PostgreSQL."""
         return super()._where(user_id, postgres_filter(where), mode, app_id)
 
     def _vector_side(
