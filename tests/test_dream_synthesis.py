@@ -3,7 +3,7 @@ plan candidates with the question "synthesize"; a judge writes the pattern, `--a
 and adds one memory citing its sources, which stay active; `--runs` counts it and `--undo` takes
 it back; `--auto` looks for syntheses weekly.
 
-The judge is `ScriptedJudge` (tests/test_dream_judge.py), a test double of the agent that edits the
+The judge is `ScriptedJudge` (tests/test_dream_judging.py), a test double of the agent that edits the
 plan file; everything around it is the product's real code. The CLI tests run without the model
 (the words find the group); the labelled groups are judged with the real model's vectors.
 """
@@ -30,7 +30,7 @@ from mem0_plugin.dream.synthesis import (
     synthesis_due,
 )
 from mem0_plugin.records import Memory
-from test_dream_judge import ScriptedJudge, write_plan
+from test_dream_judging import ScriptedJudge, write_plan
 
 TAX, COUPON, SHIPPING = uid(1), uid(2), uid(3)
 OTHER = uid(4)

@@ -12,7 +12,7 @@ similar others at or above the floor; a pair is kept when either side keeps the 
   (√n cells, seeded deterministically from evenly spaced rows), each vector is listed in its
   `PROBES` nearest cells, and the exact search above runs inside each cell. A pair of close
   vectors nearly always shares a cell; a test bounds what is missed
-  (tests/test_dream_meaning.py, `test_neighbours_are_exact_for_small_groups_and_near_exact_above`).
+  (tests/test_relation_meaning.py, `test_neighbours_are_exact_for_small_groups_and_near_exact_above`).
   Work grows as n·√n instead of n².
 * BLAS threads: one for the inverted file, whose products are many and small (a cell is a few
   hundred rows): BLAS threads cost more to wake and join than they save on them — two threads

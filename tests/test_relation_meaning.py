@@ -1,4 +1,4 @@
-"""Dream by meaning (docs/dream.md): the pair rules on the examples the issue names, the
+"""Dream by meaning (docs/dream.md): the pair rules on the examples docs/dream.md gives, the
 neighbour search, and the CLI end to end with the real default model on real stores."""
 
 from __future__ import annotations
