@@ -10,7 +10,7 @@ The development set (`--data dev`, the default) is the one the rules are tuned o
 suite scores; the held-out set is never tuned on and only scored here.
 
 `--ablation` scores dream's plans, made by the pure analysis from the model's vectors
-(`labelled.analysed_plans`), on both sets with every rule of the registry (`dream.rules`) and
+(`labelled.analysed_plans`), on both sets with every rule of the registry (`relation.rules`) and
 then with each one off in turn: what the rule adds (the right merges, contradictions and
 supersedes lost without it) and what it costs (the wrong ones it makes, and merges of a labelled
 contradiction), and its share of the analysis' CPU time (the rule's calls timed in one run with

@@ -484,7 +484,7 @@ def describe(scores: Scores, label: str) -> str:
 
 
 def example_outcome(example: Example) -> str | None:
-    """What dream's plan makes of a rule's example (`dream.rules.Example`): its two memories alone,
+    """What dream's plan makes of a rule's example (`relation.rules.Example`): its two memories alone,
     the older first, with vectors at the example's cosine: "merge", "conflict", "supersede",
     "candidate" (left to a judge) or None."""
     texts = (example.older, example.newer)

@@ -1,4 +1,4 @@
-"""The registry of dream's named rules (`dream.rules`): every example is what the plan makes of
+"""The registry of dream's named rules (`relation.rules`): every example is what the plan makes of
 its two texts, and a decisive one changes when its rule is off (docs/quality.md, "The rules")."""
 
 from __future__ import annotations

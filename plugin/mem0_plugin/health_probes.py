@@ -255,7 +255,11 @@ def write_probe(store: Store, identity: Identity) -> tuple[str | None, str]:
                 if current is not None:
                     _remove_probe(writer, current)
     except Mem0PluginError as exc:
-        return (health.HOSTED if store.scheme == "mem0" else diagnose(store.path if isinstance(store, SqliteStore) else None, str(exc))), str(exc)
+        return (
+            health.HOSTED
+            if store.scheme == "mem0"
+            else diagnose(store.path if isinstance(store, SqliteStore) else None, str(exc))
+        ), str(exc)
     if read_back.memory != probe.memory:
         return health.CORRUPT, "the probe memory read back differently from what was written"
     return None, ""

@@ -1,6 +1,6 @@
 """Memory ids as people type them: the full id, or a unique prefix of at least 8 characters
 (the short id `mem0-forget` lists as `[ID: 2dfe514e]`). Pure: the store finds the candidate
-ids (`SqliteStore.resolve_id`); this module decides which one a key names, or says why none.
+ids (`Store.resolve_id`); this module decides which one a key names, or says why none.
 """
 
 from __future__ import annotations

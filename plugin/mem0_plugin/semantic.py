@@ -117,7 +117,7 @@ class Semantic:
 
     def vectors_for(self, store: Store, user_id: str, texts: list[str]) -> list[np.ndarray] | None:
         """A vector for each text: reused where another memory of the user with the same text
-        has one (`SqliteStore.vectors_by_text`), embedded otherwise — at the precision vectors
+        has one (`Store.vectors_by_text`), embedded otherwise — at the precision vectors
         are stored with, so what is computed with them now (dream's cosines) is what it will be
         once they are read back. None when semantic matching is off."""
         if self.model_id is None:

@@ -3,12 +3,12 @@ compared with at most `CANDIDATES` similar active memories of its project and ty
 dream's rules are certain, an old memory is retired into the new one in the same transaction
 as the insert (conditional writes: an old memory that changed meanwhile is left alone).
 
-* **MERGE**: dream's pair rules (`dream.meaning.relation`) say "merge" and the new text holds
+* **MERGE**: dream's pair rules (`relation.meaning.relation`) say "merge" and the new text holds
   every literal of the old one: the old becomes `merged` into the new, stored as given.
 * **SUPERSEDE**: the rules say "conflict" and the new text carries a change marker
-  (`dream.negation.change_marker`: "now", "switched to" …), or the new text marks a change and
+  (`language.negation.change_marker`: "now", "switched to" …), or the new text marks a change and
   names what of the old one it left ("Replaced pip-tools with uv", "probe-rs is no longer used":
-  `dream.replaced_names.replaced_by_name`): the old becomes `superseded`.
+  `relation.replaced_names.replaced_by_name`): the old becomes `superseded`.
 * A conflict without a marker, or anything in doubt, touches nothing (dream surfaces it) —
   unless a language model is configured as judge: then it is asked about the nearest pair
   the rules left undecided (`judges.on_write`; docs/judges.md, "On the write path").
@@ -154,7 +154,7 @@ def decide(old: Memory, newer, cosine: float | None) -> str | None:
 def _names_what_it_left(old: Memory, newer) -> bool:
     """The new text marks a change and names what of the old one it left ("Replaced pip-tools with
     uv", "probe-rs is no longer used"), however far apart the two are in meaning
-    (`dream.replaced_names`)."""
+    (`relation.replaced_names`)."""
     readings = _readings()
     b = reading_of(newer, readings)
     if newer.type in EVENT_TYPES or not b.marked:

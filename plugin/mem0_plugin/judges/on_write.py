@@ -1,6 +1,6 @@
 """The write path's judge (docs/judges.md, "On the write path"): when dream's rules decide
 nothing about the new memory and its nearest similar one, yet there is something to ask
-(`dream.meaning.open_question`), a configured language model is asked about that one pair,
+(`relation.meaning.open_question`), a configured language model is asked about that one pair,
 within its timeout. Its answer is read and checked as every judge's answer
 (`judges.answers.read_answer`), and then only what the write path can do without rewriting
 anyone's text is done:

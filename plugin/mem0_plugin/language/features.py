@@ -2,8 +2,8 @@
 
 One concept, one name: *features* are computed from the text alone (`text_features`),
 stored with each memory in the store's `features` column (`stored_features`), and read
-by dream's analysis (`dream.analysed.AnalysedMemory.features`). What the pair rules
-read on top of them, lazily, is a `dream.reading.Reading`. This module sits below the
+by dream's analysis (`language.analysed.AnalysedMemory.features`). What the pair rules
+read on top of them, lazily, is a `language.reading.Reading`. This module sits below the
 store and dream, which both use it.
 
 * ``sig`` — the significant words (`text.significant_words`), the basis of the Jaccard rule.

@@ -21,7 +21,7 @@ below the store and dream because the text features (`features`) read them too.
   adds them freely ("Bottlerocket as the node OS" / "Bottlerocket AMIs"), so they make two
   texts name two different tools only when each names another of one set of alternatives
   (`CATEGORY_ALTERNATIVES`: CPU / GPU, HTTP / HTTPS, server / client, GET / POST, JSON /
-  YAML, English / Chinese …; `dream.two_things.tool_swapped`).
+  YAML, English / Chinese …; `relation.two_things.tool_swapped`).
 * `NAME_ALIASES` — one tool's usual short and long names (``js``/``javascript``,
   ``k8s``/``kubernetes``, ``wasm``/``webassembly``), folded as names are: a text naming one
   mentions the other.

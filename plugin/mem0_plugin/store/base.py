@@ -1,7 +1,8 @@
 """What every store is to its callers: the `Store` and `Writer` protocols, and the values they
-share (`ReadMode`, `Page`, `HistoryEntry`). The SQLite store (`sqlite_store`) is the reference:
-each method's contract is its docstring there; the PostgreSQL and hosted stores implement the
-same protocols (mypy checks each against them where it is opened, `store.open_store`)."""
+share (`ReadMode`, `Page`, `HistoryEntry`). Each method's contract is its docstring in the SQL
+stores' shared code (`store.sql.reads`, `store.sql.writer`) or in the SQLite store; the
+SQLite, PostgreSQL and hosted stores implement the same protocols (mypy checks each against
+them where it is opened, `store.open_store`)."""
 
 from __future__ import annotations
 

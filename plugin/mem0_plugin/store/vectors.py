@@ -107,7 +107,7 @@ class VectorIndex:
         self, query: Query, view: tuple | None = None, *, counted: bool = False
     ) -> tuple[list[str], np.ndarray]:
         """(ids, matrix) of every vector of the user and model now stored. `view` is the store's
-        token of what its connection sees (`SqliteStore._view`): while it is unchanged, nothing
+        token of what its connection sees (`SqlReads._view`): while it is unchanged, nothing
         was written, and the matrix is returned without asking the table. `counted`: the store
         keeps the number of vectors in `vector_counts` (migration 8), read instead of counting."""
         with self._lock:

@@ -140,7 +140,7 @@ class PostgresStore(DeepPages, SqlReads):
         self._init_state(readonly)
         self._local = threading.local()
         self._apply_holder: Any = None  # the connection holding dream's apply lock, while held
-        self.vectors = VectorPath()  # decided at open (`postgres_vectors.detect`)
+        self.vectors = VectorPath()  # decided at open (`store.postgres.vectors.detect`)
         self.conflicts_retried: list[str] = []  # the SQLSTATE of each conflict whose transaction ran again
         self._warming: set[tuple[str, str]] = set()  # (user, model) whose vectors a thread loads or loaded
         self._warm: set[tuple[str, str]] = set()  # those loaded: ranked in the process from then on
