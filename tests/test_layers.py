@@ -144,13 +144,19 @@ def test_dream_never_imports_the_memory_commands_or_the_hooks():
     assert wrong == []
 
 
+# what a judge reads of dream: the plan and its candidates, how answers are checked and applied
+PLAN_DATA = frozenset({("plan",), ("plan_checks",), ("judging",), ("synthesis",)})
+
+
 def test_only_the_auto_run_of_dream_asks_the_judges_and_the_write_path_never_reaches_into_dream():
-    """The judges read dream's plan data; in dream only `auto` (which runs one) imports them. The
-    write path takes its rules from relation/ and records, its judge from judges/."""
+    """The judges read dream's plan data (`PLAN_DATA`) and nothing else of dream; in dream only
+    `auto` (which runs one) imports them. The write path takes its rules from relation/ and
+    records, its judge from judges/."""
     wrong = [
         (source, target)
         for source, target in edges()
         if (_layer(source) == "dream" and _layer(target) == "judges" and source != ("dream", "auto"))
+        or (_layer(source) == "judges" and _layer(target) == "dream" and target[1:] not in PLAN_DATA)
         or (source == ("write_path",) and _layer(target) == "dream")
     ]
     assert wrong == []
