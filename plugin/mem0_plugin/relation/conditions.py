@@ -84,7 +84,12 @@ def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozen
             continue
         if word == "only" and not rest:
             continue  # "Power-of-two N only.": it restricts what it follows, which both texts say
-        clauses.append((word, significant_of(rest) - WEAK_WORDS))
+        clause = significant_of(rest) - WEAK_WORDS
+        # what the condition adds to the statement it restricts: "Emails go through Postmark only
+        # if EMAIL_BACKEND=postmark" restricts Postmark by the backend setting, which a text that
+        # names Postmark does not state
+        added = clause - significant_of(words(text[: match.start()].lower()))
+        clauses.append((word, added or clause))
     return clauses
 
 

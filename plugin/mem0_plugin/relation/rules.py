@@ -295,7 +295,15 @@ RULES: tuple[Rule, ...] = (
         'one text restricts the statement ("only", "unless", "except", softer "when") and the other does not',
         ("relation.meaning.adds_condition", "relation.retired_values.adds_condition"),
         False,
-        (_e("Run the linter on every commit.", "Run the linter on every commit, except in CI.", 0.9, "candidate"),),
+        (
+            _e("Run the linter on every commit.", "Run the linter on every commit, except in CI.", 0.9, "candidate"),
+            _e(  # the condition restates its statement's own words ("s3"): what it adds is the setting
+                "Build logs are uploaded to S3.",
+                "Build logs go to S3 only if the build logs sink is s3, as in production; elsewhere they stay on disk.",
+                0.85,
+                "candidate",
+            ),
+        ),
     ),
     Rule(
         "tool_swapped",
