@@ -224,3 +224,18 @@ def test_a_circle_would_be_found(monkeypatch):
     assert (("dream", "plan_file"), ("dream", "plan")) in real
     monkeypatch.setattr(sys.modules[__name__], "edges", lambda: (*real, (("dream", "plan"), ("dream", "plan_file"))))
     assert any({"dream.plan", "dream.plan_file"} <= set(circle) for circle in circles())
+
+
+def test_no_store_inherits_another_databases_store():
+    """The SQLite and PostgreSQL stores share `store.sql` and neither is the other's subclass; the
+    shared SQL names no SQLite-only syntax but through the store's dialect (index hints, `IS`)."""
+    from mem0_plugin.store.postgres.store import PostgresStore, PostgresWriter
+    from mem0_plugin.store.sql.dialect import POSTGRES, SQLITE
+    from mem0_plugin.store.sqlite.store import SqliteStore
+    from mem0_plugin.store.sqlite.writer import SqliteWriter
+
+    assert not issubclass(PostgresStore, SqliteStore) and not issubclass(PostgresWriter, SqliteWriter)
+    assert (PostgresStore.dialect, SqliteStore.dialect) == (POSTGRES, SQLITE)
+    assert POSTGRES.indexed_by("memories_text_hash") == "" and "INDEXED BY" in SQLITE.indexed_by("x")
+    shared = "".join(path.read_text() for path in (PACKAGE / "store" / "sql").glob("*.py") if path.name != "dialect.py")
+    assert "INDEXED BY" not in shared and " IS ?" not in shared and "WHERE 1" not in shared
