@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Protocol
 from ..identity import Identity
 from ..judges.asking import Judge, candidate_key, judge_plan
 from ..judges.left_alone import remember, settled_keys
-from ..judges.settings import JudgeSettings
 from ..relation.pair_file import memo_path, read_memo, write_memo
 from ..store import Store
 from .apply import ApplyOutcome, answer_problem, apply_plan
@@ -23,6 +22,7 @@ from .plan import Plan
 from .synthesis import observation_dates
 
 if TYPE_CHECKING:
+    from ..judges.settings import JudgeSettings  # pydantic: loaded only when a judge is configured
     from ..semantic import Semantic
 
 
