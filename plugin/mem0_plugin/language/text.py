@@ -93,6 +93,17 @@ def has_unspaced(text: str) -> bool:
     return not text.isascii() and _HAS_UNSPACED.search(text) is not None
 
 
+_HAS_CYRILLIC = re.compile("[а-яёА-ЯЁ]")
+
+
+def script(text: str) -> str:
+    """The script a text is written in, as far as its words go: "cjk" (Chinese or Japanese
+    characters), "cyrillic", or "latin" (identifiers and English words in either are Latin)."""
+    if has_unspaced(text):
+        return "cjk"
+    return "cyrillic" if not text.isascii() and _HAS_CYRILLIC.search(text) else "latin"
+
+
 def split_unspaced(token: str) -> list[str]:
     """A token with runs of unspaced script: the other parts as they are, each run as its
     overlapping bigrams (a one-character run as itself)."""

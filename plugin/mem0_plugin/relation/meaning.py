@@ -24,7 +24,7 @@ from ..language.literal_kinds import VALUE_KINDS
 from ..language.reading import Reading, Readings, literal_values, reading_of
 from .agreement import restates
 from .conditions import adds_condition
-from .guards import names_lost, negation_clash, replaces, retires, time_limited
+from .guards import across_languages, names_lost, negation_clash, replaces, retires, time_limited
 from .literals import held, identifier_differs, one_holds_all, replaced_both_ways, replaced_kinds, retired
 from .polarity import moved_away, polarity_flipped, switched
 from .two_things import (
@@ -150,6 +150,7 @@ def relation(
         and not narrowed(a, b)
         and not scoped_apart(a, b, marked)
         and (event or not time_limited(a, b))
+        and not across_languages(a, b)
     ):
         return "merge"
     if event or cosine < CONFLICT_COSINE or not same_conditions:

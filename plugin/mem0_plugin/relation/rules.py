@@ -117,6 +117,27 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "across_languages",
+        "guard",
+        "the texts are in different scripts and one is negated, marks a change, restricts or time-limits where the other does not",
+        ("relation.meaning.across_languages",),
+        False,
+        (
+            _e(
+                "Message edits overwrite the `body` column in place.",
+                "编辑消息时不要覆盖 `body` 列。",
+                0.8,
+                "candidate",
+            ),
+            _e(
+                "Terraform applies to prod go through the CI trigger.",
+                "prod への terraform apply は CI トリガー経由。ただし障害対応中に限りローカルから apply してよい。",
+                0.8,
+                "candidate",
+            ),
+        ),
+    ),
+    Rule(
         "time_limited",
         "guard",
         'one text limits its statement in time ("for now", "temporarily", "пока что", "暂时") and the other does not',
