@@ -21,6 +21,7 @@ import argparse
 import json
 import random
 import shutil
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
@@ -409,6 +410,14 @@ def build_store(n: int, seed: int = DEFAULT_SEED, *, force: bool = False) -> Pat
     return path
 
 
+def _vectors_model(path: Path) -> str | None:
+    """The model of a cached store's vectors (a store made by an earlier version may hold
+    another kind: it is made again)."""
+    with sqlite3.connect(path) as conn:
+        row = conn.execute("SELECT model FROM vectors LIMIT 1").fetchone()
+    return row[0] if row else None
+
+
 def build_vector_store(n: int, seed: int = DEFAULT_SEED) -> Path:
     """`build_store(n)` with a vector of the default embedder for every memory (cached): what a
     store looks like once `mem0-memories embed` or `--auto` has run. Embedding 120k texts takes
@@ -417,11 +426,11 @@ def build_vector_store(n: int, seed: int = DEFAULT_SEED) -> Path:
     from mem0_plugin.store import SqliteStore
 
     path = data_path(n, seed, "-vectors.sqlite3")
-    if path.exists():
+    semantic = Semantic.from_home(DATA)
+    if path.exists() and _vectors_model(path) == semantic.model_id:
         return path
     tmp = path.with_name(path.name + ".tmp")
     shutil.copyfile(build_store(n, seed), tmp)
-    semantic = Semantic.from_home(DATA)
     started = time.perf_counter()
     with SqliteStore(tmp) as store:
         for user in (USER, OTHER_USER):

@@ -21,6 +21,9 @@ from mem0_plugin.semantic import Semantic
 from mem0_plugin.store import open_store
 from mem0_plugin.store.vectors import VectorIndex
 
+# the default model as its memories' vectors are stored: its English rendering blended in ("+en")
+STORED_MODEL = "onnx-local/all-MiniLM-L6-v2-int8+en"
+
 
 def item(text: str, day: int, type_: str = "decision"):
     stamp = f"2026-{day // 28 + 1:02d}-{day % 28 + 1:02d}T10:00:00+00:00"
@@ -1281,17 +1284,17 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
     )
     assert supersede["reason"] == 'the newer text marks the change: "now"'
     store = open_store(f"sqlite:///{semantic_env}/memories.sqlite3")
-    assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)  # --plan wrote nothing
+    assert store.vector_counts("alice", STORED_MODEL) == (0, 4)  # --plan wrote nothing
     assert dream_cli.main(["--auto", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     assert capsys.readouterr().out.strip() == (
         "[mem0-dream --auto] project=acme-api  merged=1  pruned=0  conflicts_skipped=0  superseded=1"
     )
     old = store.get("alice", supersede["old"])
     assert (old.lifecycle_state, old.replacement_memory_id) == ("superseded", supersede["new"])
-    embedded, total = store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8")
+    embedded, total = store.vector_counts("alice", STORED_MODEL)
     assert embedded >= 4 and total >= 5  # the sources and the merged memory exist
     merged = [m for m in store.page("alice", app_id="acme-api").results if m.source_memory_ids]
-    model = "onnx-local/all-MiniLM-L6-v2-int8"
+    model = STORED_MODEL
     assert len(merged) == 1 and list(store.vectors_of("alice", model, [merged[0].id])) == [merged[0].id]
     # (--auto stored the merged memory's vector: its source's, the draft being that text)
 
@@ -1358,7 +1361,7 @@ def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semant
     quality = json.loads(capsys.readouterr().out)["quality"]
     assert data() == before  # the vectors it made were not stored
     with open_store(f"sqlite:///{semantic_env}/memories.sqlite3") as store:
-        assert store.vector_counts("alice", "onnx-local/all-MiniLM-L6-v2-int8") == (0, 4)
+        assert store.vector_counts("alice", STORED_MODEL) == (0, 4)
     assert quality["counts"]["duplicates"] == 1 and quality["counts"]["contradictions"] == 1
     assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     plan = json.loads(capsys.readouterr().out)

@@ -34,8 +34,15 @@ INLINE_BACKFILL = 256  # a search embeds at most this many memories that lack a 
 # the development set's search questions: 0.5–0.9 give hit@5 0.908–0.917, 0.7 the best, the
 # questions in a query's own language kept (docs/search.md, "Across languages").
 RENDERING_WEIGHT = 0.7
+RENDERED = "+en"  # after an English-only model's id: memories' vectors hold their English rendering
 _warned: set[str] = set()
 TURNED_OFF = "turned off by configuration"
+
+
+def _blend(own: np.ndarray, rendering: np.ndarray) -> np.ndarray:
+    """A text's vector with its English rendering's (`RENDERING_WEIGHT`), unit length."""
+    blended = (1 - RENDERING_WEIGHT) * own + RENDERING_WEIGHT * rendering
+    return (blended / np.linalg.norm(blended)).astype(np.float32)
 
 
 def off_notice(reason: str) -> str:
@@ -64,8 +71,22 @@ class Semantic:
         return cls(embedder, TURNED_OFF if embedder is None else None, quiet=quiet)
 
     @property
-    def model_id(self) -> str | None:
+    def english_only(self) -> bool:
+        return bool(getattr(self.embedder, "english_only", False))
+
+    @property
+    def model_name(self) -> str | None:
+        """The embedder's own name, as the commands show it (`model_id` is what vectors store)."""
         return self.embedder.model_id if self.embedder is not None else None
+
+    @property
+    def model_id(self) -> str | None:
+        """The name stored beside every vector made here: the embedder's, and for an
+        English-only model `RENDERED` after it (its memories' vectors hold their English
+        rendering, `memory_vectors`: vectors made before are of another kind, and made again)."""
+        if self.embedder is None:
+            return None
+        return self.embedder.model_id + (RENDERED if self.english_only else "")
 
     def available(self) -> bool:
         """Whether vectors can be made: loads the model the first time (False, once said, after)."""
@@ -125,11 +146,27 @@ class Semantic:
         known = store.vectors_by_text(user_id, self.model_id, texts)
         new = sorted({text for text in texts if text not in known})
         if new:
-            made = self.embed(new)
+            made = self.memory_vectors(new)
             if made is None:
                 return None
             known.update(zip(new, as_stored(made)))
         return [known[text] for text in texts]
+
+    def memory_vectors(self, texts: Sequence[str]) -> np.ndarray | None:
+        """The vectors stored for memories' texts: for an English-only model, a text with glossed
+        terms gets the vector a query of the same text gets (`query_vector`), so a memory written
+        in Russian, Chinese or Japanese meets its English restatement; otherwise as embedded."""
+        renderings = [english_rendering(text) if self.english_only else None for text in texts]
+        extra = [rendering for rendering in renderings if rendering]
+        made = self.embed([*texts, *extra])
+        if made is None or not extra:
+            return made
+        vectors = np.array(made[: len(texts)], dtype=np.float32)
+        rendered = iter(made[len(texts) :])
+        for row, rendering in enumerate(renderings):
+            if rendering:
+                vectors[row] = _blend(vectors[row], next(rendered))
+        return vectors
 
     def query_vector(self, text: str) -> np.ndarray | None:
         """A search query's vector. For an English-only model (the default), a query with
@@ -137,14 +174,11 @@ class Semantic:
         English rendering, in one batch, and the two are blended (`RENDERING_WEIGHT`): the model
         then finds English memories by the rendering and memories in the query's own language by
         its own words. A multilingual model gets the query as written."""
-        english = english_rendering(text) if getattr(self.embedder, "english_only", False) else None
+        english = english_rendering(text) if self.english_only else None
         vectors = self.embed([text] if english is None else [text, english])
         if vectors is None:
             return None
-        if english is None:
-            return vectors[0]
-        blended = (1 - RENDERING_WEIGHT) * vectors[0] + RENDERING_WEIGHT * vectors[1]
-        return (blended / np.linalg.norm(blended)).astype(np.float32)
+        return vectors[0] if english is None else _blend(vectors[0], vectors[1])
 
     def query_vector_soon(self, text: str) -> Callable[[], np.ndarray | None]:
         """Start embedding `text` on a worker thread; the function returned waits for the vector

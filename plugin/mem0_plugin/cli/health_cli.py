@@ -187,9 +187,7 @@ def embedder_check(identity: Identity, store_ok: bool, semantic: Semantic) -> he
                 counts = store.vector_counts(identity.user_id, semantic.model_id or "", identity.project_id)
         except Mem0PluginError:
             counts = None
-    return health.embedder_check(
-        semantic.model_id, None, counts, english_only=bool(getattr(semantic.embedder, "english_only", False))
-    )
+    return health.embedder_check(semantic.model_name, None, counts, english_only=semantic.english_only)
 
 
 def render_text(results: list[health.CheckResult], quality: QualityReport | None, deep: bool) -> str:

@@ -364,7 +364,7 @@ def _embed(args, caller: operations.Caller) -> int:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     embedded, total = caller.store.vector_counts(caller.user_id, semantic.model_id, app_id)
     where = "all projects" if app_id is None else f"project {app_id}"
-    print(f"Embedded {memories(stored)} with {semantic.model_id}; {embedded}/{total} of {where} have vectors.")
+    print(f"Embedded {memories(stored)} with {semantic.model_name}; {embedded}/{total} of {where} have vectors.")
     return 0
 
 
