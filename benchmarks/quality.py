@@ -5,7 +5,7 @@ beside mem0ai's OSS `Memory.search` with the same model (all-MiniLM-L6-v2).
     .venv/bin/python benchmarks/quality.py --no-mem0      # ours only
     .venv/bin/python benchmarks/quality.py --data held-out --no-mem0   # the held-out set, slice by slice too
     .venv/bin/python benchmarks/quality.py --ablation     # each named rule off in turn, on both sets
-    .venv/bin/python benchmarks/quality.py --rendered     # memories' vectors blended with their English
+    .venv/bin/python benchmarks/quality.py --unrendered   # beside memories embedded without their English
 
 The development set (`--data dev`, the default) is the one the rules are tuned on and the test
 suite scores; the held-out set is never tuned on and only scored here.
@@ -19,12 +19,12 @@ every rule on; a rule calling another counts in both). It also gives the rates o
 replacements superseded by `--auto` (the plan's supersedes) and by the write path
 (`labelled.write_path_rate`).
 
-`--rendered` asks what dream would make of memories embedded as search embeds a query: a
-memory whose text has an English rendering (`gloss.english_rendering`: Russian, Chinese and
-Japanese developer terms) gets the blend of its own vector and its rendering's
-(`semantic.RENDERING_WEIGHT`), the vector a query of the same text gets. Both sets are scored
-with the stored vectors and with the blended ones (the pure analysis, as `--ablation`), whole
-and slice by slice, and the merges that join a labelled contradiction are listed.
+`--unrendered` asks what the English renderings in memories' vectors are worth: both sets are
+scored with the vectors as stored (a memory whose text has an English rendering,
+`gloss.english_rendering`, is stored as the blend of its vector and its rendering's,
+`Semantic.memory_vectors`) and with those memories embedded as written instead (the pure
+analysis, as `--ablation`), whole and slice by slice, and the merges that join a labelled
+contradiction are listed.
 
 mem0ai OSS gets each project's memories through `Memory.add(infer=False)` (user_id = the
 project, so each question searches its own project's memories, as ours do) and answers
@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT.parent / "tests"))
 
 import labelled  # noqa: E402
 from mem0_plugin.language.gloss import english_rendering  # noqa: E402
-from mem0_plugin.semantic import RENDERING_WEIGHT, Semantic  # noqa: E402
+from mem0_plugin.semantic import Semantic  # noqa: E402
 
 
 def mem0_hits(data: dict, folder: Path, k: int = 5) -> dict[str, list[int]]:
@@ -144,24 +144,17 @@ def ablation(folder: Path) -> None:
         print(f"| {rule.name} | {rule.kind} | " + " | ".join(adds) + " | " + " | ".join(costs) + f" | {share:.1f}% |")
 
 
-def rendered_vectors(data: dict, vectors: dict, folder: Path) -> dict:
-    """`vectors` with each memory that has an English rendering blended with the rendering's
-    vector, as `Semantic.query_vector` blends a query's."""
-    import numpy as np
-
+def unrendered_vectors(data: dict, vectors: dict, folder: Path) -> dict:
+    """`vectors` with each memory that has an English rendering embedded as written instead."""
     semantic = Semantic.from_home(folder)
-    renderings = {labelled.memory_id(m["key"]): english_rendering(m["text"]) for m in data["memories"]}
-    ids = [i for i, text in renderings.items() if text and i in vectors]
-    made = semantic.embed([renderings[i] for i in ids])
+    texts = {labelled.memory_id(m["key"]): m["text"] for m in data["memories"]}
+    ids = [i for i, text in texts.items() if i in vectors and english_rendering(text)]
+    made = semantic.embed([texts[i] for i in ids])
     assert made is not None, semantic.reason
-    blended = {i: v.astype(np.float32) for i, v in vectors.items()}
-    for i, rendering in zip(ids, made):
-        mixed = (1 - RENDERING_WEIGHT) * blended[i] + RENDERING_WEIGHT * rendering
-        blended[i] = mixed / np.linalg.norm(mixed)
-    return blended
+    return {**vectors, **dict(zip(ids, made))}
 
 
-def rendered(folder: Path) -> None:
+def unrendered(folder: Path) -> None:
     for name, path in (("dev", labelled.DATA), ("held-out", labelled.HELD_OUT)):
         data = labelled.load(path)
         (folder / name).mkdir()
@@ -169,7 +162,7 @@ def rendered(folder: Path) -> None:
         pieces = [(name, data)] + [
             (part["name"], labelled.only(data, part["projects"])) for part in data.get("slices", [])
         ]
-        for label, vectors in (("stored vectors", stored), ("rendered", rendered_vectors(data, stored, folder / name))):
+        for label, vectors in (("stored", stored), ("unrendered", unrendered_vectors(data, stored, folder / name))):
             for piece_name, piece in pieces:
                 scores = labelled.score_plans(piece, labelled.analysed_plans(piece, vectors))
                 print(labelled.describe(scores, f"{piece_name}, {label}").split("; synthesis")[0])
@@ -189,12 +182,12 @@ def main() -> int:
     parser.add_argument("--data", choices=("dev", "held-out"), default="dev", help="which labelled set")
     parser.add_argument("--ablation", action="store_true", help="each named rule off in turn, on both sets")
     parser.add_argument(
-        "--rendered", action="store_true", help="memories' vectors blended with their English rendering"
+        "--unrendered", action="store_true", help="beside memories embedded without their English rendering"
     )
     args = parser.parse_args()
-    if args.rendered:
-        with tempfile.TemporaryDirectory(prefix="mem0-rendered-") as tmp:
-            rendered(Path(tmp))
+    if args.unrendered:
+        with tempfile.TemporaryDirectory(prefix="mem0-unrendered-") as tmp:
+            unrendered(Path(tmp))
         return 0
     if args.ablation:
         with tempfile.TemporaryDirectory(prefix="mem0-ablation-") as tmp:
