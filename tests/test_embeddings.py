@@ -179,6 +179,37 @@ def test_vectors_follow_the_text_of_their_memory(backend, semantic_home):
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (0, 1)
 
 
+def test_a_memory_is_embedded_as_a_query_of_its_text_is_and_meets_its_english_restatement(semantic_home):
+    """With the English-only default, a memory with glossed terms is stored as the blend of its
+    vector and its English rendering's: the vector a query of the same text gets. An English
+    text is embedded as written."""
+    semantic = Semantic.from_home(semantic_home)
+    chinese, english = "本地数据库的端口是 5433", "The local database port is 5433"
+    vectors = semantic.memory_vectors([chinese, english])
+    assert vectors is not None and semantic.model_id == semantic.model_name + "+en"
+    assert np.allclose(vectors[0], semantic.query_vector(chinese), atol=1e-3)
+    assert np.allclose(vectors[1], semantic.embed([english])[0], atol=1e-6)
+    as_written = semantic.embed([chinese])[0]
+    assert float(vectors[0] @ vectors[1]) > float(as_written @ vectors[1]) + 0.1
+
+
+def test_vectors_stored_without_the_rendering_are_made_again(semantic_home):
+    """A store's vectors of the model's own id (made before memories held their rendering) are of
+    another kind: the next backfill makes the memory's vector again, under the `+en` id."""
+    semantic = Semantic.from_home(semantic_home)
+    memories = caller(semantic_home, semantic)
+    added = operations.add_memory(memories, "Локальная база данных слушает порт 5433", infer=False)["results"][0]
+    store, user = memories.store, memories.user_id
+    with store.write() as writer:
+        writer.store_vectors(
+            user, semantic.model_name, [(added["id"], added["memory"], semantic.embed([added["memory"]])[0])]
+        )
+    assert store.vector_counts(user, semantic.model_name, "acme-api") == (1, 1)
+    assert semantic.backfill(store, user, "acme-api") == 1
+    assert store.vector_counts(user, semantic.model_id, "acme-api") == (1, 1)
+    assert store.vector_counts(user, semantic.model_name, "acme-api") == (0, 1)  # replaced, not kept beside it
+
+
 def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
