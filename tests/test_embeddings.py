@@ -193,21 +193,27 @@ def test_a_memory_is_embedded_as_a_query_of_its_text_is_and_meets_its_english_re
     assert float(vectors[0] @ vectors[1]) > float(as_written @ vectors[1]) + 0.1
 
 
-def test_vectors_stored_without_the_rendering_are_made_again(semantic_home):
-    """A store's vectors of the model's own id (made before memories held their rendering) are of
-    another kind: the next backfill makes the memory's vector again, under the `+en` id."""
+def test_vectors_stored_without_the_rendering_are_made_again_and_english_ones_kept(semantic_home, monkeypatch):
+    """A store's vectors of the model's own id were made before memories held their rendering. On
+    the next backfill a memory with glossed terms is embedded again under the `+en` id; an
+    English one takes its stored vector (the same: nothing to render), not embedded again."""
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)
-    added = operations.add_memory(memories, "Локальная база данных слушает порт 5433", infer=False)["results"][0]
+    texts = ["Локальная база данных слушает порт 5433", "Deploy the storefront to Vercel"]
+    added = [operations.add_memory(memories, text, infer=False)["results"][0]["id"] for text in texts]
     store, user = memories.store, memories.user_id
     with store.write() as writer:
         writer.store_vectors(
-            user, semantic.model_name, [(added["id"], added["memory"], semantic.embed([added["memory"]])[0])]
+            user, semantic.model_name, [(i, t, v) for i, t, v in zip(added, texts, semantic.embed(texts))]
         )
-    assert store.vector_counts(user, semantic.model_name, "acme-api") == (1, 1)
-    assert semantic.backfill(store, user, "acme-api") == 1
-    assert store.vector_counts(user, semantic.model_id, "acme-api") == (1, 1)
-    assert store.vector_counts(user, semantic.model_name, "acme-api") == (0, 1)  # replaced, not kept beside it
+    assert store.vector_counts(user, semantic.model_name, "acme-api") == (2, 2)
+    embedded: list[str] = []
+    real = semantic.embed
+    monkeypatch.setattr(semantic, "embed", lambda batch: embedded.extend(batch) or real(batch))
+    assert semantic.backfill(store, user, "acme-api") == 2
+    assert store.vector_counts(user, semantic.model_id, "acme-api") == (2, 2)
+    assert store.vector_counts(user, semantic.model_name, "acme-api") == (0, 2)  # replaced, not kept beside them
+    assert texts[1] not in embedded and texts[0] in embedded
 
 
 def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):

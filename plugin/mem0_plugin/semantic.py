@@ -140,11 +140,18 @@ class Semantic:
         """A vector for each text: reused where another memory of the user with the same text
         has one (`Store.vectors_by_text`), embedded otherwise — at the precision vectors
         are stored with, so what is computed with them now (dream's cosines) is what it will be
-        once they are read back. None when semantic matching is off."""
+        once they are read back. A text with nothing to render in English also reuses a vector
+        stored under the model's own id (before memories' vectors held their rendering: the same
+        vector), so an upgrade embeds again only the texts whose vector changed. None when
+        semantic matching is off."""
         if self.model_id is None:
             return None
         known = store.vectors_by_text(user_id, self.model_id, texts)
         new = sorted({text for text in texts if text not in known})
+        plain = [text for text in new if english_rendering(text) is None] if self.english_only else []
+        if plain:
+            known.update(store.vectors_by_text(user_id, self.model_name or "", plain))
+            new = [text for text in new if text not in known]
         if new:
             made = self.memory_vectors(new)
             if made is None:
