@@ -32,7 +32,6 @@ from .identity import Identity
 from .locks import auto_lock as autolock
 from .records import Memory, new_memory_id
 from .store import SqliteStore, Store, open_store
-from .store.hosted.store import open_hosted
 from .store_url import POSTGRESQL, StoreLocation, display_url, parse_store_url
 from .timeutil import format_timestamp, utc_now
 
@@ -174,6 +173,8 @@ def open_store_probe(
 
 
 def _open_hosted_probe(url: str, identity: Identity, readonly: bool) -> tuple[health.StoreProbe, Store | None]:
+    from .store.hosted.store import open_hosted  # httpx and the platform's client: only for a hosted store
+
     try:
         store = open_hosted(identity.store_location, readonly=readonly)
     except Mem0PluginError as exc:
