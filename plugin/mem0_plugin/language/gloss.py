@@ -23,11 +23,10 @@ from functools import cache
 from typing import NamedTuple
 
 from .stems import russian_stems, search_stem
-from .text import has_unspaced, significant_words
+from .text import has_cyrillic, has_unspaced, significant_words
 
 GLOSSARY_FILE = "data/glossary.json"
 GLOSSED_CHARS = 20_000  # a longer text is glossed by its beginning (its vector too is of its start)
-_HAS_CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
 _LATIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./:@+-]*")
 
 
@@ -83,7 +82,7 @@ def english_of(text: str, terms: Glossary | None = None) -> list[str]:
     text = text[:GLOSSED_CHARS]
     terms = terms or glossary()
     found: dict[str, None] = {}
-    if _HAS_CYRILLIC.search(text):
+    if has_cyrillic(text):
         for english in _russian_english(russian_stems(text), terms.russian):
             found[english] = None
     if terms.unspaced_pattern is not None and has_unspaced(text):

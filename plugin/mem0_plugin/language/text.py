@@ -96,12 +96,17 @@ def has_unspaced(text: str) -> bool:
 _HAS_CYRILLIC = re.compile("[а-яёА-ЯЁ]")
 
 
+def has_cyrillic(text: str) -> bool:
+    """Whether `text` holds Cyrillic letters (Russian)."""
+    return not text.isascii() and _HAS_CYRILLIC.search(text) is not None
+
+
 def script(text: str) -> str:
     """The script a text is written in, as far as its words go: "cjk" (Chinese or Japanese
     characters), "cyrillic", or "latin" (identifiers and English words in either are Latin)."""
     if has_unspaced(text):
         return "cjk"
-    return "cyrillic" if not text.isascii() and _HAS_CYRILLIC.search(text) else "latin"
+    return "cyrillic" if has_cyrillic(text) else "latin"
 
 
 def split_unspaced(token: str) -> list[str]:

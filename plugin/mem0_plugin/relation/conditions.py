@@ -76,7 +76,8 @@ def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozen
     of the clause it opens ("once they are older than 24 hours" → (once, {older, 24, hour})).
     "once" counting times is no condition."""
     clauses: list[tuple[str, frozenset[str]]] = []
-    for match in _CONDITION_CLAUSE.finditer(text.lower()):
+    lowered = text.lower()
+    for match in _CONDITION_CLAUSE.finditer(lowered):
         if len(clauses) == MAX_CONDITIONS:
             break
         word, rest = match.group(1), words(match.group(2))
@@ -88,7 +89,7 @@ def condition_clauses(text: str, kind: frozenset[str]) -> list[tuple[str, frozen
         # what the condition adds to the statement it restricts: "Emails go through Postmark only
         # if EMAIL_BACKEND=postmark" restricts Postmark by the backend setting, which a text that
         # names Postmark does not state
-        added = clause - significant_of(words(text[: match.start()].lower()))
+        added = clause - significant_of(words(lowered[: match.start()]))
         clauses.append((word, added or clause))
     return clauses
 
