@@ -181,11 +181,8 @@ class Semantic:
         English rendering, in one batch, and the two are blended (`RENDERING_WEIGHT`): the model
         then finds English memories by the rendering and memories in the query's own language by
         its own words. A multilingual model gets the query as written."""
-        english = english_rendering(text) if self.english_only else None
-        vectors = self.embed([text] if english is None else [text, english])
-        if vectors is None:
-            return None
-        return vectors[0] if english is None else _blend(vectors[0], vectors[1])
+        vectors = self.memory_vectors([text])
+        return None if vectors is None else vectors[0]
 
     def query_vector_soon(self, text: str) -> Callable[[], np.ndarray | None]:
         """Start embedding `text` on a worker thread; the function returned waits for the vector
