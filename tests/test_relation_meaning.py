@@ -1254,7 +1254,8 @@ def _add(text: str, type_: str, created: str) -> None:
     assert memories_cli.main(["import", path]) == 0
 
 
-def test_plan_and_auto_by_meaning(semantic_env, capsys):
+def _add_a_duplicate_and_a_replaced_port() -> None:
+    """Two decisions that say one thing, and a port the newer memory says changed ("now")."""
     _add(
         "All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
         "decision",
@@ -1271,6 +1272,10 @@ def test_plan_and_auto_by_meaning(semantic_env, capsys):
         "environmental",
         "2026-11-01T10:00:00+00:00",
     )
+
+
+def test_plan_and_auto_by_meaning(semantic_env, capsys):
+    _add_a_duplicate_and_a_replaced_port()
     capsys.readouterr()
     assert dream_cli.main(["--plan", "--json", "--now", "2026-11-30T00:00:00+00:00"]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -1335,22 +1340,7 @@ def test_a_failed_read_of_the_stored_vectors_stops_the_plan_with_the_store_error
 def test_health_deep_finds_what_dream_finds_by_meaning_and_writes_nothing(semantic_env, capsys):
     from mem0_plugin.cli import health_cli
 
-    _add(
-        "All money is kept as integer cents in BIGINT amount_cents columns, never as floats or NUMERIC",
-        "decision",
-        "2026-05-01T10:00:00+00:00",
-    )
-    _add(
-        "Store all monetary amounts as integer cents (BIGINT amount_cents columns); never floats or NUMERIC",
-        "decision",
-        "2026-10-01T10:00:00+00:00",
-    )
-    _add("Local Postgres from docker-compose listens on port 5432", "environmental", "2026-04-01T10:00:00+00:00")
-    _add(
-        "Local Postgres from docker-compose listens on port 5433 now (5432 clashes with Homebrew postgres)",
-        "environmental",
-        "2026-11-01T10:00:00+00:00",
-    )
+    _add_a_duplicate_and_a_replaced_port()
     capsys.readouterr()
 
     def data() -> dict[str, bytes]:  # the -shm is SQLite's shared-memory index, which readers touch too
