@@ -20,6 +20,12 @@ CONDITION_WORDS = frozenset("if unless only except also additionally".split())
 # an exception is never "stated in other words" by a text without one: "User prefers
 # table-driven tests in Go" does not say "except for fuzz tests" because it says "tests"
 EXCLUSION_WORDS = frozenset("unless except".split())
+# a restriction in any language the readings support, as a word of the text, whatever it restricts
+# (`restricted`: for texts in different scripts, whose clauses cannot be compared)
+_RESTRICTION = re.compile(
+    r"\b(?:only|except|unless|if|just)\b|только|кроме|если|лишь|за исключением|"
+    r"只有|只在|只用|仅|除了|除非|如果|のみ|だけ|以外|除き|除いて|場合|限り|ただし"
+)
 SOFT_CONDITION_WORDS = frozenset("when whenever during while until once".split())
 SOFT_CONDITION_COSINE = 0.86
 
@@ -100,3 +106,9 @@ def restated(clause: frozenset[str], other: Reading) -> bool:
     phone"). A condition without significant words is never restated."""
     said = sum(mentions(word, other) for word in clause)
     return bool(clause) and 2 * said >= len(clause)
+
+
+def restricted(r: Reading) -> bool:
+    """The text holds a restriction word in any language the readings support ("only", "except",
+    "если", "只有", "ただし" …)."""
+    return _RESTRICTION.search(r.lowered) is not None

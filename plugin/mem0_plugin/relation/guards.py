@@ -32,6 +32,7 @@ from functools import lru_cache
 
 from ..language.reading import Reading, literal_values
 from ..language.text import script, words
+from .conditions import restricted
 
 # A thing retired, and where its name is (a name starts where no name character precedes it, so
 # a long run of name characters is scanned once, not from each of its characters): after the marker ("removed Redis", "no longer uses
@@ -214,22 +215,10 @@ def names_lost(a: Reading, b: Reading) -> bool:
     return bool(only_a) and bool(only_b) and bool(a.compounds | b.compounds)
 
 
-# a restriction in any language the readings support ("only", "except", "unless", "if" …)
-_RESTRICTS = re.compile(
-    r"\b(?:only|except|unless|if|just)\b|только|кроме|если|лишь|за исключением|"
-    r"只有|只在|只用|仅|除了|除非|如果|のみ|だけ|以外|除き|除いて|場合|限り|ただし"
-)
-
-
 def across_languages(a: Reading, b: Reading) -> bool:
     """The texts are in different scripts, and one is negated, marks a change, restricts or
     limits in time where the other does not ("Edits overwrite `body` in place" / "编辑时不要覆盖
     body"): a restatement in another language is merged only when both say it the same way."""
     if script(a.text) == script(b.text):
         return False
-    return (
-        a.negated != b.negated
-        or a.marked != b.marked
-        or (_RESTRICTS.search(a.lowered) is None) != (_RESTRICTS.search(b.lowered) is None)
-        or time_limited(a, b)
-    )
+    return a.negated != b.negated or a.marked != b.marked or restricted(a) != restricted(b) or time_limited(a, b)
