@@ -154,8 +154,6 @@ class Store(Protocol):
 
     scheme: str
 
-    has_lifecycle: bool
-
     def close(self) -> None: ...
 
     def write(self, *, secure: bool = ...) -> AbstractContextManager[Writer]: ...

@@ -131,7 +131,6 @@ class PostgresStore(DeepPages, SqlReads):
 
     dialect = POSTGRES
     scheme = "postgresql"
-    has_lifecycle = True
     write_retry = WriteRetry()  # `transact`'s attempts after a conflict
     warm_in_background = True  # with pgvector: load the in-process ranking's vectors meanwhile (`_vector_side`)
 

@@ -518,12 +518,10 @@ class SqlReads:
         return embedded, total
 
     def count(self, user_id: str | None = None, app_id: str | None = None) -> int:
-        tests = {"user_id": user_id, "app_id": app_id}
-        chosen = {column: value for column, value in tests.items() if value is not None}
-        where = " AND ".join(f"{column} = ?" for column in chosen)
-        return self._query(f"SELECT count(*) FROM memories{' WHERE ' + where if where else ''}", list(chosen.values()))[
-            0
-        ][0]
+        chosen = [(column, value) for column, value in (("user_id", user_id), ("app_id", app_id)) if value is not None]
+        where = " AND ".join(f"{column} = ?" for column, _ in chosen)
+        sql = "SELECT count(*) FROM memories" + (f" WHERE {where}" if where else "")
+        return self._query(sql, [value for _, value in chosen])[0][0]
 
     def iter_scope(self, user_id: str, app_id: str | None, batch: int = 1000) -> Iterator[Memory]:
         """Every memory of the scope in every lifecycle state, in stable order (for export)."""

@@ -55,7 +55,6 @@ class SqliteStore(SqlReads):
 
     dialect = SQLITE
     scheme = "sqlite"
-    has_lifecycle = True
 
     def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
