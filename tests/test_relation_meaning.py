@@ -1016,6 +1016,8 @@ def item(text: str, day: int, type_: str = "decision"):
             0.80,
             "merge",
         ),
+        # an identifier both name is their subject, in any script
+        ("iOS の deploymentTarget は 15。", "deploymentTarget を 16 に変更（SwiftData を使うため）。", 0.6, "conflict"),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

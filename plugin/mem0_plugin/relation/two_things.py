@@ -14,7 +14,7 @@ import re
 from ..language.lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIASES, WEAK_WORDS, canonical
 from ..language.literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
 from ..language.negation import HIRAGANA
-from ..language.reading import SIDE_ENVIRONMENTS, Reading, mentions
+from ..language.reading import SIDE_ENVIRONMENTS, Reading, literal_values, mentions
 from ..language.text import fold_plural
 
 
@@ -47,9 +47,7 @@ def _unmentioned(a: Reading, b: Reading) -> frozenset[str]:
 
 def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
     """The literal identifiers (not numbers, versions or other values) both texts hold."""
-    if not (a.plain and b.plain) or not (a.features.literals and b.features.literals):
-        return frozenset()
-    return frozenset(v for v in a.features.literals & b.features.literals if kind_of(v) not in VALUE_KINDS)
+    return frozenset(v for v in literal_values(a) & literal_values(b) if kind_of(v) not in VALUE_KINDS)
 
 
 def containment(a: Reading, b: Reading) -> float:
