@@ -1018,6 +1018,13 @@ def item(text: str, day: int, type_: str = "decision"):
         ),
         # an identifier both name is their subject, in any script
         ("iOS の deploymentTarget は 15。", "deploymentTarget を 16 に変更（SwiftData を使うため）。", 0.6, "conflict"),
+        # each restricts in its own language: no condition added, though the clauses cannot be compared
+        (
+            "Timestamps are stored in UTC; conversion to local time happens only in the reporting layer.",
+            "Время храним в UTC; в локальное время переводим только в слое отчётов.",
+            0.8,
+            "merge",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):
