@@ -1025,6 +1025,19 @@ def item(text: str, day: int, type_: str = "decision"):
             0.8,
             "merge",
         ),
+        # a requirement written as two negations negates nothing
+        (
+            "Every new service needs a health check before it ships.",
+            "No service ships without a health check.",
+            0.82,
+            "merge",
+        ),
+        (
+            "Every new service needs a health check before it ships.",
+            "Services never ship a health check.",
+            0.82,
+            "conflict",
+        ),
     ],
 )
 def test_the_pair_rules(older, newer, cosine, expected):

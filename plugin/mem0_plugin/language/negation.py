@@ -88,6 +88,20 @@ def says_no(lowered: str, plain: bool) -> bool:
     return _PROHIBITION_ANY.search(lowered) is not None or _FOREIGN_NEGATION.search(lowered) is not None
 
 
+# A requirement written as two negations: "no ingestion without a contract", "never deploy
+# without a review" (a negation and the "without" of its clause)
+_TWO_NEGATIONS = re.compile(r"\b(?:no|never|not|don't|dont|cannot|can't)\b[^.;:!?,—]{0,60}?\bwithout\b")
+
+
+def two_negations(lowered: str) -> bool:
+    """Every negation word of the English text is one of a pair that states a requirement
+    ("No ingestion without a data contract" requires the contract; it negates nothing)."""
+    if "without" not in lowered:
+        return False
+    pairs = len(_TWO_NEGATIONS.findall(lowered))
+    return pairs > 0 and sum(token in NEGATIONS for token in words(lowered)) == 2 * pairs
+
+
 # Words between a negation and what it negates ("does not NEED TO run", "is never EVER used"),
 # and "use", which says nothing of its own: "Don't use dbt seeds" negates the seeds.
 _NEGATION_SKIP = frozenset(

@@ -16,7 +16,7 @@ from .analysed import AnalysedMemory
 from .features import TextFeatures, text_features, without_placeholders
 from .lexicon import WEAK_WORDS
 from .literal_kinds import LATIN_WORD, durations, kinds_of, lettered_versions, ungrouped, unit_numbers
-from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no
+from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no, two_negations
 from .text import fold_plural, has_unspaced, significant_of, words
 
 _NOTHING: frozenset[str] = frozenset()
@@ -90,7 +90,7 @@ class Reading:
         self.text, self.features = text, features
         lowered = self.lowered = text.lower()
         plain = self.plain = lowered.isascii()  # ASCII: features' literals are the literals by kind
-        self.negated = features.negated or says_no(lowered, plain)
+        self.negated = (features.negated and not (plain and two_negations(lowered))) or says_no(lowered, plain)
         changes = CHANGE_ASCII if plain else CHANGE_ANY
         self._changed = changes.search(lowered) is not None  # (most texts have no change word: one search)
         self.marked = self._changed and any(m.group(0) not in NOT_A_CHANGE for m in changes.finditer(lowered))
