@@ -1130,6 +1130,22 @@ def test_events_merge_whatever_their_wording_and_never_conflict():
     assert relation(item("Deploy to ECS", 1, "bug_fix"), item("Deploy to Vercel", 40, "bug_fix"), 0.9) is None
 
 
+def test_a_record_of_what_happened_says_when_it_happened_not_where_it_holds():
+    fixed = item(
+        "Fixed the disk filling up in `media/resize.py`: temp files were never removed when the client "
+        "disconnected mid-upload. Added `finally: os.remove(tmp)`.",
+        1,
+        "bug_fix",
+    )
+    again = item(
+        "Disk filling up: leftover temp files after a dropped upload. Fixed by a finally block calling "
+        "os.remove(tmp) in media/resize.py.",
+        40,
+        "bug_fix",
+    )
+    assert relation(fixed, again, 0.75) == "merge"
+
+
 def _grouped(judged_kinds: dict, texts: list[str]) -> list[tuple[str, ...]]:
     """meaning_merges over the given pair kinds: (i, j) → kind, cosine 0.9 − 0.01·(i + j)."""
     items = [item(text, day + 1) for day, text in enumerate(texts)]

@@ -131,9 +131,9 @@ def relation(
     values = [kind for kind in replaced if kind in VALUE_KINDS]
     if not marked and (identifier_differs(replaced, a, b) or named_apart(a, b)):
         return None  # an identifier differs: two different things (unless the newer says what it replaced)
-    # (a marked change's "when" or "once" tells when it happened, not where it holds)
+    # (a marked change's or a record of an event's "when" or "once" tells when it happened, not where it holds)
     # ("no longer wants A, only B": what the retiring text keeps is no condition on what it retired)
-    same_conditions = retiring or not adds_condition(a, b, 1.0 if marked else cosine)
+    same_conditions = retiring or not adds_condition(a, b, 1.0 if (marked or event) else cosine)
     moved = marked and moved_away(a, b)
     swaps: list[tuple[str, str]] | None = None  # `swapped_words`, once read
     if (
