@@ -216,6 +216,22 @@ def test_vectors_stored_without_the_rendering_are_made_again_and_english_ones_ke
     assert texts[1] not in embedded and texts[0] in embedded
 
 
+def test_embed_command_tells_vectors_reused_from_those_it_made(backend, semantic_home, capsys):
+    """An English memory whose vector was stored under the model's own id (before vectors held
+    their rendering) takes that vector over: the command does not say it embedded it."""
+    semantic = Semantic.from_home(semantic_home)
+    memories = caller(semantic_home, semantic)
+    texts = ["Deploy the storefront to Vercel", "Локальная база данных слушает порт 5433"]
+    added = [operations.add_memory(memories, text, infer=False)["results"][0]["id"] for text in texts]
+    with memories.store.write() as writer:
+        writer.store_vectors(memories.user_id, semantic.model_name, [(added[0], texts[0], semantic.embed(texts)[0])])
+    assert memories_cli.main(["embed"]) == 0
+    assert capsys.readouterr().out == (
+        f"Embedded 1 memory with {semantic.model_name} (1 more took a vector already made for the same text); "
+        "2/2 of project acme-api have vectors.\n"
+    )
+
+
 def test_hybrid_search_finds_a_paraphrased_question(backend, semantic_home):
     semantic = Semantic.from_home(semantic_home)
     memories = caller(semantic_home, semantic)

@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,15 @@ from .store.vectors import as_stored
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
+
+
+class Backfilled(NamedTuple):
+    """What a backfill stored: `stored` vectors, of which the model made `embedded` (texts
+    repeated within a batch are embedded once)."""
+
+    stored: int
+    embedded: int
+
 
 BACKFILL_BATCH = 256
 INLINE_BACKFILL = 256  # a search embeds at most this many memories that lack a vector
@@ -144,6 +153,11 @@ class Semantic:
         stored under the model's own id (before memories' vectors held their rendering: the same
         vector), so an upgrade embeds again only the texts whose vector changed. None when
         semantic matching is off."""
+        found = self._vectors_for(store, user_id, texts)
+        return None if found is None else found[0]
+
+    def _vectors_for(self, store: Store, user_id: str, texts: list[str]) -> tuple[list[np.ndarray], int] | None:
+        """`vectors_for`, and how many of the texts the model embedded (the rest reused a vector)."""
         if self.model_id is None:
             return None
         known = store.vectors_by_text(user_id, self.model_id, texts)
@@ -157,7 +171,7 @@ class Semantic:
             if made is None:
                 return None
             known.update(zip(new, as_stored(made)))
-        return [known[text] for text in texts]
+        return [known[text] for text in texts], len(new)
 
     def memory_vectors(self, texts: Sequence[str]) -> np.ndarray | None:
         """The vectors stored for memories' texts: for an English-only model, a text with glossed
@@ -207,22 +221,38 @@ class Semantic:
     ) -> int:
         """Embed and store the vectors the user's memories (of one project, or `ids`) lack.
         Returns how many were stored; 0 when semantic matching is off."""
+        return self.backfill_counts(store, user_id, app_id, ids=ids, limit=limit, progress=progress).stored
+
+    def backfill_counts(
+        self,
+        store: Store,
+        user_id: str,
+        app_id: str | None = None,
+        *,
+        ids: list[str] | None = None,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Backfilled:
+        """`backfill`, telling how many of the vectors stored the model embedded and how many
+        were reused (a memory with the same text, or a vector the model made before)."""
         if self.embedder is None:
-            return 0
+            return Backfilled(0, 0)
         model = self.model_id
         assert model is not None
         missing = store.without_vectors(user_id, model, app_id, ids=ids, limit=limit)
-        stored = 0
+        stored = embedded = 0
         for start in range(0, len(missing), BACKFILL_BATCH):
             chunk = missing[start : start + BACKFILL_BATCH]
-            vectors = self.vectors_for(store, user_id, [text for _, text in chunk])
-            if vectors is None:
+            found = self._vectors_for(store, user_id, [text for _, text in chunk])
+            if found is None:
                 break
+            vectors, made = found
             with store.write() as writer:
                 stored += writer.store_vectors(user_id, model, [(i, t, v) for (i, t), v in zip(chunk, vectors)])
+            embedded += made
             if progress is not None:
                 progress(min(start + len(chunk), len(missing)), len(missing))
-        return stored
+        return Backfilled(stored, min(embedded, stored))
 
     def prepare_search(self, store: Store, user_id: str, app_id: str | None, *, background: bool) -> None:
         """Before the first search of a project in this process: embed up to `INLINE_BACKFILL`

@@ -359,12 +359,17 @@ def _embed(args, caller: operations.Caller) -> int:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     app_id = None if args.all_projects else caller.identity.project_id
     progress = Terminal.standard().progress("Embedding")
-    stored = semantic.backfill(caller.store, caller.user_id, app_id, progress=progress)
+    done = semantic.backfill_counts(caller.store, caller.user_id, app_id, progress=progress)
     if semantic.model_id is None:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     embedded, total = caller.store.vector_counts(caller.user_id, semantic.model_id, app_id)
     where = "all projects" if app_id is None else f"project {app_id}"
-    print(f"Embedded {memories(stored)} with {semantic.model_name}; {embedded}/{total} of {where} have vectors.")
+    reused = done.stored - done.embedded
+    kept = f" ({reused} more took a vector already made for the same text)" if reused else ""
+    print(
+        f"Embedded {memories(done.embedded)} with {semantic.model_name}{kept}; "
+        f"{embedded}/{total} of {where} have vectors."
+    )
     return 0
 
 
