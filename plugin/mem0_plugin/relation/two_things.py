@@ -47,7 +47,11 @@ def _unmentioned(a: Reading, b: Reading) -> frozenset[str]:
 
 def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
     """The literal identifiers (not numbers, versions or other values) both texts hold."""
-    return frozenset(v for v in literal_values(a) & literal_values(b) if kind_of(v) not in VALUE_KINDS)
+    if a.plain and b.plain:  # (English text: the literals its features read, no second look)
+        shared = a.features.literals & b.features.literals
+    else:
+        shared = literal_values(a) & literal_values(b)
+    return frozenset(v for v in shared if kind_of(v) not in VALUE_KINDS)
 
 
 def containment(a: Reading, b: Reading) -> float:
