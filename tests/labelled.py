@@ -194,8 +194,8 @@ def vectors_by_id(data: dict, cache: dict[str, np.ndarray]) -> dict[str, np.ndar
 
 def write_path_rate(data: dict, vectors: dict[str, np.ndarray]) -> tuple[int, int, int]:
     """(right, wrong, marked): each memory added after every memory of its project created before
-    it, what the write path (`write_path.decide`, as `add_memory(infer=true)` runs it on the
-    `write_path.CANDIDATES` nearest of its type) supersedes: the labelled marked replacements it
+    it, what the write path (`write_path.retirements_of`, as `add_memory(infer=true)` runs it on
+    the `write_path.CANDIDATES` nearest of its type) supersedes: the labelled marked replacements it
     supersedes (right), the other pairs it supersedes (wrong), and how many marked replacements
     there are."""
     from mem0_plugin import write_path
@@ -213,10 +213,11 @@ def write_path_rate(data: dict, vectors: dict[str, np.ndarray]) -> tuple[int, in
         matrix = np.stack([vectors[i].astype(np.float32) for i in members])
         cosines = matrix @ matrix.T
         for n, new in enumerate(members[1:], start=1):
-            newer = analysed(built[new])
-            for o in sorted(range(n), key=lambda o: -cosines[n, o])[: write_path.CANDIDATES]:
-                if write_path.decide(built[members[o]], newer, float(cosines[n, o])) == write_path.SUPERSEDED:
-                    hit = marked.get(frozenset((members[o], new))) == new
+            nearest = sorted(range(n), key=lambda o: -cosines[n, o])[: write_path.CANDIDATES]
+            candidates = [(built[members[o]], float(cosines[n, o])) for o in nearest]
+            for retirement in write_path.retirements_of(candidates, analysed(built[new])):
+                if retirement.state == write_path.SUPERSEDED:
+                    hit = marked.get(frozenset((retirement.old.id, new))) == new
                     right, wrong = right + hit, wrong + (not hit)
     return right, wrong, len(marked)
 

@@ -142,6 +142,23 @@ def test_a_marked_change_supersedes(semantic_home, semantic):
     assert state(memories, old) == (SUPERSEDED, new)
 
 
+def test_a_marked_change_supersedes_only_the_nearest_memory_it_replaces(semantic_home, semantic):
+    """The rules read the other pools' caps as replaced too (each a conflict with a marked change,
+    at cosine 0.71 and 0.58): a new text states one change, so only the nearest is superseded;
+    dream compares the rest."""
+    memories = caller(semantic_home, semantic)
+    texts = (
+        "The web pool is capped at max_replicas = 4.",
+        "The batch worker pool is capped at max_replicas = 12.",
+        "The cron pool runs with max_replicas = 2.",
+    )
+    old = [add(memories, text)["results"][0]["id"] for text in texts]
+    answer = add(memories, "We raised the web pool's cap to max_replicas = 8 after the load test.")
+    new = answer["results"][0]["id"]
+    assert [(r["id"], r["event"]) for r in answer["results"]] == [(new, "ADD"), (old[0], "SUPERSEDE")]
+    assert [state(memories, i) for i in old] == [(SUPERSEDED, new), (ACTIVE, None), (ACTIVE, None)]
+
+
 def test_a_change_naming_what_it_left_supersedes_however_far_apart(semantic_home, semantic):
     memories = caller(semantic_home, semantic)
     old = add(memories, "Python deps via pip-tools: edit requirements.in, run pip-compile, commit requirements.txt.")

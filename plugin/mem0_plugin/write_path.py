@@ -82,13 +82,9 @@ def compare(
     if not takes_part(memory):  # one dream leaves alone (immutable, pinned, excluded) retires nothing either
         return Comparison([], vector, model)
     newer = analysed(memory)
-    retirements = []
     candidates = similar(store, memory, vector, model)
     _remember_stored_features(store, memory.user_id, [old for old, _ in candidates])
-    for old, cosine in candidates:
-        state = decide(old, newer, cosine)
-        if state is not None:
-            retirements.append(Retirement(old, state, cosine))
+    retirements = retirements_of(candidates, newer)
     if judge is not None and not retirements and candidates:
         from .judges.on_write import judged_state
 
@@ -128,6 +124,24 @@ def similar(
             )
         ]
     return [(m, cosine) for m, cosine in hits if m.type == memory.type and takes_part(m)]
+
+
+def retirements_of(candidates: list[tuple[Memory, float | None]], newer) -> list[Retirement]:
+    """What the new memory (`newer`, analysed) retires among its candidates: each old memory the
+    rules merge into it, and at most one they supersede, the nearest. A new text states one
+    change: the farther memories a marked change also reads as replaced hold other subjects'
+    values ("The admin UI is served on port 3000" beside "The API server moved to port 8081"),
+    which dream still compares."""
+    retirements: list[Retirement] = []
+    superseded: Retirement | None = None
+    for old, cosine in candidates:
+        state = decide(old, newer, cosine)
+        if state == SUPERSEDED:
+            if superseded is None or (cosine or 0.0) > (superseded.cosine or 0.0):
+                superseded = Retirement(old, state, cosine)
+        elif state is not None:
+            retirements.append(Retirement(old, state, cosine))
+    return retirements if superseded is None else [*retirements, superseded]
 
 
 def decide(old: Memory, newer, cosine: float | None) -> str | None:
