@@ -6,7 +6,8 @@ nothing but shared identifiers. Search therefore meets in English: a text's comm
 terms in those languages (`data/glossary.json`: "порт", "端口", "ポート" → port) add their
 English words to the text's search terms, on both sides — the terms a memory is indexed by
 and the terms of a query — and a query is embedded in its English rendering too (docs/search.md,
-"Across languages"). Dream and the stored vectors never see glosses.
+"Across languages"). Memories' vectors hold their English rendering too (`Semantic.memory_vectors`);
+dream's rules never see glosses.
 
 Russian words are matched by their Snowball stem ("порту", "порта" → порт), so the glossary
 lists dictionary forms; two-word phrases ("база данных") match as two consecutive stems.
