@@ -221,8 +221,8 @@ def open_question(
         a, b = reading_of(older, readings), reading_of(newer, readings)
         if b.marked and not a.marked:
             return "supersede"
-        if a.negated != b.negated:
-            question = "conflict"
+        if a.negated != b.negated or adds_condition(a, b, cosine):
+            question = "conflict"  # one text denies or restricts what the other states: does the older still hold?
         elif cosine >= ASK_MERGE_COSINE:
             question = "merge"
         else:
