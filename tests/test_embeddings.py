@@ -169,7 +169,9 @@ def test_vectors_follow_the_text_of_their_memory(backend, semantic_home):
     first = operations.add_memory(memories, "Local Postgres listens on port 5432", infer=False)["results"][0]["id"]
     second = operations.add_memory(memories, "Deploy the storefront to Vercel", infer=False)["results"][0]["id"]
     store, user = memories.store, memories.user_id
-    assert semantic.backfill(store, user, "acme-api") == 2 and semantic.backfill(store, user, "acme-api") == 0
+    assert (
+        semantic.backfill(store, user, "acme-api") == (2, 2) and semantic.backfill(store, user, "acme-api").stored == 0
+    )
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (2, 2)
     operations.update_memory(memories, first, text="Local Postgres listens on port 5433")
     assert store.without_vectors(user, semantic.model_id, "acme-api") == [
@@ -210,7 +212,7 @@ def test_vectors_stored_without_the_rendering_are_made_again_and_english_ones_ke
     embedded: list[str] = []
     real = semantic.embed
     monkeypatch.setattr(semantic, "embed", lambda batch: embedded.extend(batch) or real(batch))
-    assert semantic.backfill(store, user, "acme-api") == 2
+    assert semantic.backfill(store, user, "acme-api").stored == 2
     assert store.vector_counts(user, semantic.model_id, "acme-api") == (2, 2)
     assert store.vector_counts(user, semantic.model_name, "acme-api") == (0, 2)  # replaced, not kept beside them
     assert texts[1] not in embedded and texts[0] in embedded

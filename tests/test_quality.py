@@ -124,7 +124,7 @@ def test_semantic_dream_and_search_figures(embedded_store, capsys, monkeypatch):
     data, url, folder = embedded_store
     semantic = Semantic.from_home(folder)
     with open_store(url) as store:  # (embedded by the fixture: nothing is left to embed)
-        assert semantic.backfill(store, labelled.USER) == 0
+        assert semantic.backfill(store, labelled.USER).stored == 0
     scores = labelled.score_search(data, url, folder, semantic, labelled.score_dream(data, url, folder, semantic))
     with capsys.disabled():
         print("\n" + labelled.describe(scores, f"hybrid ({semantic.model_id})"))

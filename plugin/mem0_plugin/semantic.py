@@ -218,23 +218,11 @@ class Semantic:
         ids: list[str] | None = None,
         limit: int | None = None,
         progress: Callable[[int, int], None] | None = None,
-    ) -> int:
-        """Embed and store the vectors the user's memories (of one project, or `ids`) lack.
-        Returns how many were stored; 0 when semantic matching is off."""
-        return self.backfill_counts(store, user_id, app_id, ids=ids, limit=limit, progress=progress).stored
-
-    def backfill_counts(
-        self,
-        store: Store,
-        user_id: str,
-        app_id: str | None = None,
-        *,
-        ids: list[str] | None = None,
-        limit: int | None = None,
-        progress: Callable[[int, int], None] | None = None,
     ) -> Backfilled:
-        """`backfill`, telling how many of the vectors stored the model embedded and how many
-        were reused (a memory with the same text, or a vector the model made before)."""
+        """Embed and store the vectors the user's memories (of one project, or `ids`) lack: how
+        many were stored, and how many of them the model embedded (the others reused a vector of
+        a memory with the same text, or one the model made before). Nothing when semantic
+        matching is off."""
         if self.embedder is None:
             return Backfilled(0, 0)
         model = self.model_id

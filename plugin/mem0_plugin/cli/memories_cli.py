@@ -359,7 +359,7 @@ def _embed(args, caller: operations.Caller) -> int:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     app_id = None if args.all_projects else caller.identity.project_id
     progress = Terminal.standard().progress("Embedding")
-    done = semantic.backfill_counts(caller.store, caller.user_id, app_id, progress=progress)
+    done = semantic.backfill(caller.store, caller.user_id, app_id, progress=progress)
     if semantic.model_id is None:
         raise EmbedderUnavailable(f"semantic matching is off ({semantic.reason}); see mem0-health")
     embedded, total = caller.store.vector_counts(caller.user_id, semantic.model_id, app_id)

@@ -204,7 +204,7 @@ def embed_written(store: Store, identity: Identity, semantic: Semantic | None, i
     (docs/embeddings.md, "Where vectors are made"). Returns how many vectors were stored."""
     if semantic is None or semantic.model_id is None or store.readonly or not ids:
         return 0
-    return semantic.backfill(store, identity.user_id, identity.project_id, ids=ids)
+    return semantic.backfill(store, identity.user_id, identity.project_id, ids=ids).stored
 
 
 EARLY_LOAD_LOOK = 1000  # the newest memories looked at before loading the model early
