@@ -1025,6 +1025,19 @@ def item(text: str, day: int, type_: str = "decision"):
             0.8,
             "merge",
         ),
+        # across scripts no word is shared but the names: a name both write is the subject
+        (
+            "Cloud resources are defined with Pulumi under `infra/pulumi/`.",
+            "Pulumi の構成は `infra/pulumi/` から `deploy/pulumi/` に移動した。",
+            0.64,
+            "conflict",
+        ),
+        (
+            "Crash reports go through Bugsnag (bugsnag_flutter); the API key comes from `--dart-define`.",
+            "Перешли с Bugsnag на Sentry: bugsnag_flutter удалён из pubspec.yaml.",
+            0.62,
+            "conflict",
+        ),
         # a requirement written as two negations negates nothing
         (
             "Every new service needs a health check before it ships.",

@@ -15,7 +15,7 @@ from ..language.lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIAS
 from ..language.literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
 from ..language.negation import HIRAGANA
 from ..language.reading import SIDE_ENVIRONMENTS, Reading, literal_values, mentions
-from ..language.text import fold_plural
+from ..language.text import fold_plural, script
 
 
 def introduced(older: Reading, newer: Reading) -> bool:
@@ -57,6 +57,8 @@ def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
+    if script(a.text) != script(b.text) and (a.names & b.names or _shared_names(a, b)):
+        return 1.0  # across scripts no word is shared but the names: a name both write is the subject
     first, second = a.content, b.content
     if not (first and second):
         first, second = a.words, b.words
