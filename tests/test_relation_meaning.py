@@ -1038,6 +1038,14 @@ def item(text: str, day: int, type_: str = "decision"):
             0.62,
             "conflict",
         ),
+        # a unit of measure names no subject: two rates of two things
+        (
+            "Match state snapshots are sent to clients at 10 Hz.",
+            "对手的光标/悬停位置以 20 Hz 单独同步，不走状态快照。",
+            0.65,
+            None,
+        ),
+        ("Sensor readings are sampled at 100 Hz.", "传感器采样频率改为 200 Hz。", 0.65, "conflict"),
         # a requirement written as two negations negates nothing
         (
             "Every new service needs a health check before it ships.",

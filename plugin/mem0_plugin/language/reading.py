@@ -188,7 +188,7 @@ class Reading:
                 names = {n for n in names if not has_unspaced(n)}
                 latin = LATIN_WORD.findall(without_placeholders(self.text))
                 names |= {fold_plural(w.lower()) for w in latin if len(w) > 1}
-            self._names = frozenset(names)
+            self._names = frozenset(names) - UNIT_SYMBOLS
         return self._names
 
     @property
@@ -233,6 +233,9 @@ class Reading:
             self._frame = _frame(self.text, self._changed)
         return self._frame
 
+
+# Units of measure written like names ("10 Hz", "20 MB"): a quantity's unit names no tool
+UNIT_SYMBOLS = frozenset("hz khz mhz ghz kb mb gb tb kib mib gib tib ms ns µs px dpi fps rps qps rpm".split())
 
 CACHED_TEXT_CHARS = 2_000  # texts up to this long are cached whole (a memory may hold 1,000,000)
 
