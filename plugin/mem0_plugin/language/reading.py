@@ -17,7 +17,7 @@ from .features import TextFeatures, text_features, without_placeholders
 from .lexicon import WEAK_WORDS
 from .literal_kinds import LATIN_WORD, durations, kinds_of, lettered_versions, ungrouped, unit_numbers
 from .negation import CHANGE_ANY, CHANGE_ASCII, NOT_A_CHANGE, negated_targets, says_no, two_negations
-from .text import fold_plural, has_unspaced, significant_of, words
+from .text import fold_plural, has_unspaced, script, significant_of, words
 
 _NOTHING: frozenset[str] = frozenset()
 
@@ -71,6 +71,7 @@ class Reading:
         "_lettered",
         "_names",
         "_platforms",
+        "_script",
         "_stems",
         "_switches",
         "_targets",
@@ -110,6 +111,7 @@ class Reading:
         self._commands: dict[str, str] | None = None
         self._environments: frozenset[str] | None = None
         self._platforms: frozenset[str] | None = None
+        self._script: str | None = None
 
     @property
     def words(self) -> frozenset[str]:
@@ -220,6 +222,13 @@ class Reading:
         return self._environments
 
     @property
+    def script(self) -> str:
+        """The script the text is written in (`text.script`): "latin", "cyrillic" or "cjk"."""
+        if self._script is None:
+            self._script = "latin" if self.plain else script(self.text)
+        return self._script
+
+    @property
     def platforms(self) -> frozenset[str]:
         """The platforms the text names (`platforms`)."""
         if self._platforms is None:
@@ -238,6 +247,11 @@ class Reading:
 UNIT_SYMBOLS = frozenset("hz khz mhz ghz kb mb gb tb kib mib gib tib ms ns µs px dpi fps rps qps rpm".split())
 
 CACHED_TEXT_CHARS = 2_000  # texts up to this long are cached whole (a memory may hold 1,000,000)
+
+
+def across_scripts(a: Reading, b: Reading) -> bool:
+    """The two texts are written in different scripts (two English texts never are: one look)."""
+    return not (a.plain and b.plain) and a.script != b.script
 
 
 def reading(text: str) -> Reading:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from ..language.lexicon import WEAK_WORDS
-from ..language.reading import Reading, mentions
-from ..language.text import script, significant_of, words
+from ..language.reading import Reading, across_scripts, mentions
+from ..language.text import significant_of, words
 
 # Words that restrict a statement: when one text has one and the other none, the first adds a
 # condition ("Run the e2e suite before merging only when ..."). The soft ones are also how
@@ -39,7 +39,7 @@ def adds_condition(a: Reading, b: Reading, cosine: float) -> bool:
         if in_a == in_b:
             return False
         one, other = (a, b) if in_a else (b, a)
-        if restricted(other) and script(one.text) != script(other.text):
+        if restricted(other) and across_scripts(one, other):
             return False  # restricted in its own language's words: a clause in another cannot be compared
         return any(
             (word in EXCLUSION_WORDS and not _required(word, clause, other)) or not restated(clause, other)

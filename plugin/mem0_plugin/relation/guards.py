@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..language.reading import Reading, literal_values
-from ..language.text import script, words
+from ..language.reading import Reading, across_scripts, literal_values
+from ..language.text import words
 from .conditions import restricted
 
 # A thing retired, and where its name is (a name starts where no name character precedes it, so
@@ -219,6 +219,6 @@ def across_languages(a: Reading, b: Reading) -> bool:
     """The texts are in different scripts, and one is negated, marks a change, restricts or
     limits in time where the other does not ("Edits overwrite `body` in place" / "编辑时不要覆盖
     body"): a restatement in another language is merged only when both say it the same way."""
-    if script(a.text) == script(b.text):
+    if not across_scripts(a, b):
         return False
     return a.negated != b.negated or a.marked != b.marked or restricted(a) != restricted(b) or time_limited(a, b)

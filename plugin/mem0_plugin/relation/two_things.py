@@ -14,8 +14,8 @@ import re
 from ..language.lexicon import CATEGORY_ALTERNATIVES, CATEGORY_NAMES, NAME_ALIASES, WEAK_WORDS, canonical
 from ..language.literal_kinds import VALUE_KINDS, is_time_unit, kind_of, written
 from ..language.negation import HIRAGANA
-from ..language.reading import SIDE_ENVIRONMENTS, Reading, literal_values, mentions
-from ..language.text import fold_plural, script
+from ..language.reading import SIDE_ENVIRONMENTS, Reading, across_scripts, literal_values, mentions
+from ..language.text import fold_plural
 
 
 def introduced(older: Reading, newer: Reading) -> bool:
@@ -57,7 +57,7 @@ def _shared_names(a: Reading, b: Reading) -> frozenset[str]:
 def containment(a: Reading, b: Reading) -> float:
     """How much of the shorter text's content the other shares (its significant words when one
     has no content words outside its literals: "Enable reactStrictMode")."""
-    if script(a.text) != script(b.text) and (a.names & b.names or _shared_names(a, b)):
+    if across_scripts(a, b) and (a.names & b.names or _shared_names(a, b)):
         return 1.0  # across scripts no word is shared but the names: a name both write is the subject
     first, second = a.content, b.content
     if not (first and second):
